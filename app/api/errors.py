@@ -1,0 +1,77 @@
+"""One error shape for every failure: {"error": {"code", "message", "details"}}."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app.errors import ServiceError
+
+log = logging.getLogger(__name__)
+
+# Request-validation failures on these fields get their own stable code.
+FIELD_CODES = {
+    "query": "INVALID_QUERY", "alpha": "INVALID_ALPHA", "scope": "INVALID_SCOPE",
+    "limit": "INVALID_LIMIT", "offset": "INVALID_OFFSET", "filters": "INVALID_FILTER",
+    "rerank": "INVALID_REQUEST", "explain": "INVALID_REQUEST",
+}
+
+
+def error_body(code: str, message: str, details: dict[str, Any] | None = None) -> dict:
+    return {"error": {"code": code, "message": message, "details": details or {}}}
+
+
+def _validation_code(errors: list[dict[str, Any]]) -> str:
+    first = errors[0] if errors else {}
+    if first.get("type") == "extra_forbidden":
+        return "UNKNOWN_FIELD"
+    if first.get("type") == "json_invalid":
+        return "INVALID_JSON"
+    loc = [p for p in first.get("loc", ()) if p not in ("body", "query", "path", "form")]
+    if loc and isinstance(loc[0], str) and loc[0] in FIELD_CODES:
+        return FIELD_CODES[loc[0]]
+    if first.get("type") == "missing":
+        return "MISSING_FIELD"
+    return "INVALID_REQUEST"
+
+
+def _readable(errors: list[dict[str, Any]]) -> str:
+    parts = []
+    for e in errors[:5]:
+        loc = ".".join(str(p) for p in e.get("loc", ()) if p not in ("body", "query", "form"))
+        msg = e.get("msg", "invalid")
+        if e.get("type") == "extra_forbidden":
+            msg = "unknown field"
+        parts.append(f"{loc}: {msg}" if loc else msg)
+    return "; ".join(parts)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(ServiceError)
+    async def _service(_req: Request, exc: ServiceError) -> JSONResponse:
+        return JSONResponse(error_body(exc.code, exc.message, exc.details),
+                            status_code=exc.http_status)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(_req: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [{k: v for k, v in e.items() if k in ("loc", "msg", "type")}
+                  for e in exc.errors()]
+        return JSONResponse(error_body(_validation_code(errors), _readable(errors),
+                                       {"errors": errors}), status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_req: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}.get(exc.status_code, "HTTP_ERROR")
+        return JSONResponse(error_body(code, str(exc.detail)), status_code=exc.status_code)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_req: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error")
+        return JSONResponse(error_body("INTERNAL_ERROR", "an unexpected error occurred; it has "
+                                       "been logged", {"type": type(exc).__name__}),
+                            status_code=500)

@@ -1,0 +1,152 @@
+"""Uploads and documents: POST/GET/DELETE /documents, GET /jobs/{job_id}."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, File, Form, Query, Request, UploadFile
+from pydantic import BaseModel
+
+from app.api.deps import ClientDep, DocumentDep, PublishingClientDep, RuntimeDep, SessionDep
+from app.errors import PayloadTooLarge
+from app.registry import documents as docs_registry
+from app.registry import jobs as jobs_registry
+from app.registry.tables import Document, DocumentVersion, IngestionJob
+from app.uploads import accept_upload, parse_metadata_field
+
+router = APIRouter(tags=["documents"])
+
+
+class UploadAccepted(BaseModel):
+    document_id: str
+    version_id: str
+    job_id: str
+    status: str
+    deduplicated: bool = False
+
+
+class VersionOut(BaseModel):
+    version_id: str
+    state: str
+    filename: str
+    mime_type: str
+    size_bytes: int
+    content_sha256: str
+    chunk_count: int
+    created_at: datetime
+    published_at: datetime | None
+    canonical_metadata: dict[str, Any]
+
+
+class DocumentOut(BaseModel):
+    document_id: str
+    kind: str
+    source: str | None
+    path: str | None
+    current_version_id: str | None
+    version_count: int
+    created_at: datetime
+    updated_at: datetime
+    versions: list[VersionOut] | None = None
+
+
+class DocumentList(BaseModel):
+    documents: list[DocumentOut]
+    total: int
+    offset: int
+    limit: int
+
+
+class JobOut(BaseModel):
+    job_id: str
+    status: str
+    attempts: int
+    max_attempts: int
+    progress: float
+    error: str | None
+    document_id: str
+    version_id: str
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+
+
+def _document_out(doc: Document, versions: list[DocumentVersion] | None = None) -> DocumentOut:
+    return DocumentOut(
+        document_id=doc.document_id, kind=doc.kind, source=doc.source, path=doc.path,
+        current_version_id=doc.current_version_id, version_count=doc.version_count,
+        created_at=doc.created_at, updated_at=doc.updated_at,
+        versions=None if versions is None else [VersionOut(
+            version_id=v.version_id, state=v.state, filename=v.filename, mime_type=v.mime_type,
+            size_bytes=v.size_bytes, content_sha256=v.content_sha256, chunk_count=v.chunk_count,
+            created_at=v.created_at, published_at=v.published_at,
+            canonical_metadata=v.canonical_metadata) for v in versions])
+
+
+@router.post("/documents", status_code=202, response_model=UploadAccepted)
+def upload_document(
+    request: Request, runtime: RuntimeDep, session: SessionDep, client: PublishingClientDep,
+    file: Annotated[UploadFile, File(description="PDF, DOCX, HTML, Markdown or text")],
+    document_id: Annotated[str | None, Form()] = None,
+    metadata: Annotated[str | None, Form(description="a JSON object → canonical_metadata.custom")]
+    = None,
+    source: Annotated[str | None, Form()] = None,
+    path: Annotated[str | None, Form()] = None,
+) -> UploadAccepted:
+    """Queue a new version of a document (a new document unless ``document_id`` names one)."""
+    limit = runtime.settings.ingest.max_upload_bytes
+    content = file.file.read(limit + 1)
+    if len(content) > limit:
+        raise PayloadTooLarge(f"{file.filename} is over the upload limit of {limit:,} bytes "
+                              "(EVIDENCE_INGEST__MAX_UPLOAD_BYTES)",
+                              details={"limit_bytes": limit})
+    custom = parse_metadata_field(metadata)
+    upload = accept_upload(session, settings=runtime.settings.ingest, client_id=client.id,
+                           filename=file.filename or "upload", content=content,
+                           document_id=document_id or None, custom=custom, source=source,
+                           path=path)
+    session.commit()
+    wake = getattr(request.app.state, "wake_worker", None)
+    if wake is not None:
+        wake()
+    return UploadAccepted(document_id=upload.document.document_id,
+                          version_id=upload.version.version_id, job_id=upload.job.id,
+                          status=upload.job.status, deduplicated=upload.deduplicated)
+
+
+@router.get("/documents", response_model=DocumentList)
+def list_documents(session: SessionDep, client: ClientDep,
+                   offset: Annotated[int, Query(ge=0)] = 0,
+                   limit: Annotated[int, Query(ge=1, le=200)] = 50) -> DocumentList:
+    rows, total = docs_registry.list_documents(session, client_id=client.id, offset=offset,
+                                               limit=limit)
+    return DocumentList(documents=[_document_out(d) for d in rows], total=total, offset=offset,
+                        limit=limit)
+
+
+@router.get("/documents/{document_id}", response_model=DocumentOut)
+def get_document(session: SessionDep, document: DocumentDep) -> DocumentOut:
+    return _document_out(document, docs_registry.versions_of(session, document_pk=document.id))
+
+
+@router.delete("/documents/{document_id}", status_code=204)
+def delete_document(runtime: RuntimeDep, session: SessionDep, client: ClientDep,
+                    document: DocumentDep) -> None:
+    """Delete a document, every version and every chunk of it in the vector store."""
+    runtime.store.delete(client_id=client.id, document_id=document.document_id)
+    docs_registry.delete_document(session, document=document)
+
+
+@router.get("/jobs/{job_id}", response_model=JobOut)
+def get_job(job_id: str, session: SessionDep, client: ClientDep) -> JobOut:
+    job: IngestionJob = jobs_registry.get_job(session, client_id=client.id, job_id=job_id)
+    version = session.get(DocumentVersion, job.version_pk)
+    assert version is not None
+    document = session.get(Document, version.document_pk)
+    assert document is not None
+    return JobOut(job_id=job.id, status=job.status, attempts=job.attempts,
+                  max_attempts=job.max_attempts, progress=job.progress, error=job.error,
+                  document_id=document.document_id, version_id=version.version_id,
+                  created_at=job.created_at, started_at=job.started_at,
+                  finished_at=job.finished_at)

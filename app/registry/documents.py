@@ -1,0 +1,138 @@
+"""Documents and their versions: registering uploads, publishing, listing, deleting."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from app.errors import BadRequest, NotFound
+from app.registry.tables import Document, DocumentVersion, IngestionJob, VersionContent, utcnow
+
+DOCUMENT_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,199}$")
+LIVE_STATES = ("queued", "indexing", "published")
+
+
+@dataclass(frozen=True)
+class RegisteredUpload:
+    document: Document
+    version: DocumentVersion
+    job: IngestionJob
+    deduplicated: bool
+
+
+def validate_document_id(document_id: str) -> str:
+    if not DOCUMENT_ID_RE.match(document_id):
+        raise BadRequest(
+            "document_id may hold letters, digits, '.', '_' and '-', start with a letter or "
+            "digit, and be at most 200 characters", code="INVALID_DOCUMENT_ID",
+            details={"document_id": document_id[:220]})
+    return document_id
+
+
+def register_upload(session: Session, *, client_id: str, document_id: str | None, kind: str,
+                    filename: str, mime_type: str, content: bytes, sha256: str,
+                    canonical_metadata: dict, source: str | None, path: str | None,
+                    max_attempts: int) -> RegisteredUpload:
+    """Record a new version (and its queued job) of a new or existing document.
+
+    The same bytes uploaded again while their version is queued, indexing or published give
+    back that version rather than a duplicate.
+    """
+    document_id = validate_document_id(document_id) if document_id else uuid.uuid4().hex
+    document = session.scalar(select(Document).where(
+        Document.client_id == client_id, Document.document_id == document_id))
+    if document is None:
+        document = Document(client_id=client_id, document_id=document_id, kind=kind,
+                            source=source, path=path, version_count=0)
+        session.add(document)
+        session.flush()
+    else:
+        same = session.scalar(select(DocumentVersion).where(
+            DocumentVersion.document_pk == document.id,
+            DocumentVersion.content_sha256 == sha256,
+            DocumentVersion.state.in_(LIVE_STATES)).order_by(DocumentVersion.id.desc()))
+        if same is not None:
+            job = session.scalar(select(IngestionJob).where(IngestionJob.version_pk == same.id)
+                                 .order_by(IngestionJob.created_at.desc()))
+            assert job is not None
+            return RegisteredUpload(document, same, job, deduplicated=True)
+        document.kind, document.updated_at = kind, utcnow()
+        document.source = source or document.source
+        document.path = path or document.path
+    document.version_count += 1
+    version = DocumentVersion(
+        document_pk=document.id, version_id=f"v{document.version_count}", state="queued",
+        filename=filename, mime_type=mime_type, size_bytes=len(content), content_sha256=sha256,
+        canonical_metadata=canonical_metadata, chunk_count=0)
+    session.add(version)
+    session.flush()
+    session.add(VersionContent(version_pk=version.id, content=content))
+    job = IngestionJob(id=str(uuid.uuid4()), client_id=client_id, version_pk=version.id,
+                       status="queued", attempts=0, max_attempts=max_attempts, progress=0.0,
+                       next_attempt_at=utcnow())
+    session.add(job)
+    session.flush()
+    return RegisteredUpload(document, version, job, deduplicated=False)
+
+
+def get_document(session: Session, *, client_id: str, document_id: str) -> Document:
+    document = session.scalar(select(Document).where(
+        Document.client_id == client_id, Document.document_id == document_id))
+    if document is None:
+        raise NotFound(f"no document {document_id!r}", code="DOCUMENT_NOT_FOUND")
+    return document
+
+
+def list_documents(session: Session, *, client_id: str, offset: int, limit: int
+                   ) -> tuple[list[Document], int]:
+    query = select(Document).where(Document.client_id == client_id)
+    total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
+    rows = session.scalars(query.order_by(Document.created_at, Document.id)
+                           .offset(offset).limit(limit)).all()
+    return list(rows), total
+
+
+def versions_of(session: Session, *, document_pk: int) -> list[DocumentVersion]:
+    return list(session.scalars(select(DocumentVersion).where(
+        DocumentVersion.document_pk == document_pk).order_by(DocumentVersion.id)))
+
+
+def version_content(session: Session, *, version_pk: int) -> bytes:
+    row = session.get(VersionContent, version_pk)
+    if row is None:
+        raise NotFound("the uploaded file of this version is gone", code="CONTENT_MISSING")
+    return row.content
+
+
+def mark_published(session: Session, *, version: DocumentVersion, chunk_count: int,
+                   canonical_metadata: dict) -> tuple[bool, DocumentVersion | None]:
+    """Publish a version; returns (became current, the version it superseded).
+
+    Versions are ordered by upload: a version that finishes after a newer one was published
+    goes straight to superseded, so the newest upload always wins.
+    """
+    document = session.get(Document, version.document_pk)
+    assert document is not None
+    version.chunk_count, version.canonical_metadata = chunk_count, canonical_metadata
+    version.published_at = utcnow()
+    current = None
+    if document.current_version_id and document.current_version_id != version.version_id:
+        current = session.scalar(select(DocumentVersion).where(
+            DocumentVersion.document_pk == document.id,
+            DocumentVersion.version_id == document.current_version_id))
+    if current is not None and current.id > version.id:
+        version.state = "superseded"
+        return False, None
+    if current is not None:
+        current.state = "superseded"
+    version.state = "published"
+    document.current_version_id, document.updated_at = version.version_id, utcnow()
+    return True, current
+
+
+def delete_document(session: Session, *, document: Document) -> None:
+    session.delete(document)

@@ -1,0 +1,125 @@
+"""Ingestion jobs: atomic claim, lease heartbeat, retry with backoff, permanent failure.
+
+A claim takes the oldest due job that is queued, or running with an expired lease (its worker
+died). On PostgreSQL the candidate row is read ``FOR UPDATE SKIP LOCKED`` so several workers
+never wait on one another; on every database the claim is a guarded UPDATE whose row count
+proves this worker won it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import and_, or_, select, update
+from sqlalchemy.orm import Session
+
+from app.errors import NotFound
+from app.registry.tables import DocumentVersion, IngestionJob, utcnow
+
+
+@dataclass(frozen=True)
+class ClaimedJob:
+    job_id: str
+    client_id: str
+    version_pk: int
+    attempt: int
+    max_attempts: int
+
+
+def _claimable(now: datetime):  # type: ignore[no-untyped-def]
+    return or_(
+        and_(IngestionJob.status == "queued", IngestionJob.next_attempt_at <= now),
+        and_(IngestionJob.status == "running", IngestionJob.lease_expires_at < now),
+    )
+
+
+def claim_next(session: Session, *, worker_id: str, lease_s: float) -> ClaimedJob | None:
+    """Claim one due job, or None. Commit right after so the claim is visible to others."""
+    now = utcnow()
+    for _ in range(5):
+        candidate = session.execute(
+            select(IngestionJob.id, IngestionJob.status, IngestionJob.attempts,
+                   IngestionJob.max_attempts, IngestionJob.lease_expires_at)
+            .where(_claimable(now)).order_by(IngestionJob.next_attempt_at, IngestionJob.created_at)
+            .limit(1).with_for_update(skip_locked=True)).first()
+        if candidate is None:
+            return None
+        job_id, status, attempts, max_attempts, lease = candidate
+        if status == "running" and attempts >= max_attempts:
+            # Its worker died on the last allowed attempt: stop here instead of looping forever.
+            fail(session, job_id=job_id, reason=f"the worker stopped during attempt {attempts} "
+                 f"of {max_attempts} (lease expired); upload the file again to retry")
+            continue
+        guard = (IngestionJob.status == status) & (IngestionJob.attempts == attempts)
+        won = session.execute(
+            update(IngestionJob).where(IngestionJob.id == job_id, guard).values(
+                status="running", attempts=attempts + 1, worker_id=worker_id,
+                lease_expires_at=now + timedelta(seconds=lease_s), started_at=now, error=None)
+        ).rowcount
+        if won == 1:
+            job = session.get(IngestionJob, job_id)
+            assert job is not None
+            session.execute(update(DocumentVersion).where(
+                DocumentVersion.id == job.version_pk, DocumentVersion.state == "queued"
+            ).values(state="indexing"))
+            return ClaimedJob(job_id, job.client_id, job.version_pk, attempts + 1, max_attempts)
+    return None
+
+
+def heartbeat(session: Session, *, job_id: str, worker_id: str, lease_s: float,
+              progress: float) -> bool:
+    """Extend the lease and record progress; False when this worker no longer owns the job."""
+    return session.execute(update(IngestionJob).where(
+        IngestionJob.id == job_id, IngestionJob.worker_id == worker_id,
+        IngestionJob.status == "running").values(
+        lease_expires_at=utcnow() + timedelta(seconds=lease_s), progress=progress)).rowcount == 1
+
+
+def succeed(session: Session, *, job_id: str) -> None:
+    session.execute(update(IngestionJob).where(IngestionJob.id == job_id).values(
+        status="succeeded", progress=1.0, finished_at=utcnow(), lease_expires_at=None,
+        error=None))
+
+
+def fail(session: Session, *, job_id: str, reason: str) -> None:
+    """Permanent failure: the job and its version are failed with a reason a person can act on."""
+    job = session.get(IngestionJob, job_id)
+    if job is None:
+        return
+    job.status, job.error, job.finished_at, job.lease_expires_at = "failed", reason, utcnow(), None
+    version = session.get(DocumentVersion, job.version_pk)
+    if version is not None and version.state in ("queued", "indexing"):
+        version.state = "failed"
+
+
+def retry_later(session: Session, *, job_id: str, reason: str, backoff_base_s: float) -> bool:
+    """Requeue after a transient failure with exponential backoff; fail once attempts run out.
+
+    Returns True when the job was requeued.
+    """
+    job = session.get(IngestionJob, job_id)
+    if job is None:
+        return False
+    if job.attempts >= job.max_attempts:
+        fail(session, job_id=job_id,
+             reason=f"gave up after {job.attempts} attempts; last error: {reason}")
+        return False
+    delay = backoff_base_s * (2 ** (job.attempts - 1))
+    job.status, job.error, job.lease_expires_at = "queued", reason, None
+    job.next_attempt_at = utcnow() + timedelta(seconds=delay)
+    return True
+
+
+def get_job(session: Session, *, client_id: str, job_id: str) -> IngestionJob:
+    job = session.get(IngestionJob, job_id)
+    if job is None or job.client_id != client_id:
+        raise NotFound(f"no job {job_id!r}", code="JOB_NOT_FOUND")
+    return job
+
+
+def pending_count(session: Session) -> int:
+    from sqlalchemy import func
+
+    return session.scalar(select(func.count()).select_from(IngestionJob).where(
+        IngestionJob.status.in_(("queued", "running")))) or 0

@@ -1,0 +1,132 @@
+"""SQLAlchemy 2 table mappings. The schema itself is created only by Alembic migrations."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, DateTime, ForeignKey, Integer, LargeBinary, String, Text
+from sqlalchemy import Float, Index, UniqueConstraint
+from sqlalchemy.types import TypeDecorator
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Stores UTC, returns timezone-aware datetimes on SQLite and PostgreSQL alike
+    (SQLite drops the zone, which would make naive/aware comparisons fail)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return value
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return value
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {datetime: UTCDateTime}
+
+
+class Client(Base):
+    __tablename__ = "clients"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class ApiKey(Base):
+    """An API key, stored as sha256 of the secret; the prefix lets a person tell keys apart."""
+
+    __tablename__ = "api_keys"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    client_id: Mapped[str] = mapped_column(ForeignKey("clients.id", ondelete="CASCADE"), index=True)
+    prefix: Mapped[str] = mapped_column(String(16))
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    revoked_at: Mapped[datetime | None] = mapped_column(nullable=True)
+
+
+class PublicationAuthority(Base):
+    """Whether a client may publish and search: active | suspended | revoked."""
+
+    __tablename__ = "publication_authorities"
+    client_id: Mapped[str] = mapped_column(
+        ForeignKey("clients.id", ondelete="CASCADE"), primary_key=True)
+    status: Mapped[str] = mapped_column(String(16), default="active")
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Document(Base):
+    __tablename__ = "documents"
+    __table_args__ = (UniqueConstraint("client_id", "document_id"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    client_id: Mapped[str] = mapped_column(ForeignKey("clients.id", ondelete="CASCADE"))
+    document_id: Mapped[str] = mapped_column(String(200))
+    source: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    path: Mapped[str | None] = mapped_column(Text, nullable=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    version_count: Mapped[int] = mapped_column(Integer, default=0)
+    current_version_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class DocumentVersion(Base):
+    """One uploaded version: queued → indexing → published → superseded, or failed."""
+
+    __tablename__ = "document_versions"
+    __table_args__ = (UniqueConstraint("document_pk", "version_id"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    document_pk: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"),
+                                             index=True)
+    version_id: Mapped[str] = mapped_column(String(32))
+    state: Mapped[str] = mapped_column(String(16), default="queued")
+    filename: Mapped[str] = mapped_column(String(500))
+    mime_type: Mapped[str] = mapped_column(String(200))
+    size_bytes: Mapped[int] = mapped_column(BigInteger)
+    content_sha256: Mapped[str] = mapped_column(String(64))
+    canonical_metadata: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    chunk_count: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    published_at: Mapped[datetime | None] = mapped_column(nullable=True)
+
+
+class VersionContent(Base):
+    """The uploaded bytes, kept apart so listings never load them; read by the worker."""
+
+    __tablename__ = "version_contents"
+    version_pk: Mapped[int] = mapped_column(
+        ForeignKey("document_versions.id", ondelete="CASCADE"), primary_key=True)
+    content: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class IngestionJob(Base):
+    """queued → running → succeeded | failed; a running job whose lease expired is reclaimed."""
+
+    __tablename__ = "ingestion_jobs"
+    __table_args__ = (Index("ix_jobs_claim", "status", "next_attempt_at"),)
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    client_id: Mapped[str] = mapped_column(ForeignKey("clients.id", ondelete="CASCADE"), index=True)
+    version_pk: Mapped[int] = mapped_column(
+        ForeignKey("document_versions.id", ondelete="CASCADE"), index=True)
+    status: Mapped[str] = mapped_column(String(16), default="queued")
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    max_attempts: Mapped[int] = mapped_column(Integer, default=3)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    progress: Mapped[float] = mapped_column(Float, default=0.0)
+    worker_id: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    lease_expires_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    next_attempt_at: Mapped[datetime] = mapped_column(default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(nullable=True)

@@ -1,0 +1,70 @@
+"""The heavy things, built once per process: DB engine, sessions, models, vector store."""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.models.loading import LoadedModels, load_models
+from app.registry import clients as clients_registry
+from app.registry.database import make_engine, make_sessionmaker, migrate, transaction
+from app.settings import Settings
+from app.store import VectorStore, open_store
+
+log = logging.getLogger(__name__)
+INITIAL_KEY_FILE = "initial-api-key.txt"
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    engine: Engine
+    sessions: sessionmaker[Session]
+    models: LoadedModels
+    store: VectorStore
+
+    def close(self) -> None:
+        self.store.close()
+        self.engine.dispose()
+
+
+def open_registry(settings: Settings) -> tuple[Engine, sessionmaker[Session]]:
+    engine = make_engine(settings.database.url)
+    migrate(engine)
+    return engine, make_sessionmaker(engine)
+
+
+def build_runtime(settings: Settings, *, models: LoadedModels | None = None,
+                  store: VectorStore | None = None) -> Runtime:
+    engine, sessions = open_registry(settings)
+    models = models or load_models(settings.models.dir,
+                                   batch_size=settings.models.embed_batch_size,
+                                   threads=settings.models.threads)
+    store = store or open_store(settings.qdrant, dense_model=models.manifest.dense.model
+                                if models.manifest.dense else "none",
+                                dense_dim=models.manifest.dense_dim)
+    return Runtime(settings=settings, engine=engine, sessions=sessions, models=models, store=store)
+
+
+def ensure_first_client(settings: Settings, sessions: sessionmaker[Session]) -> str | None:
+    """In a registry with no client, create 'default' and keep its key in the data directory
+    (readable by this user only) so the CLI can use it; returns the new key, once."""
+    with transaction(sessions) as s:
+        if clients_registry.list_clients(s):
+            return None
+        _client, key = clients_registry.create_client(s, name="default")
+    path = Path(settings.data_dir) / INITIAL_KEY_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(key + "\n")
+    os.chmod(path, 0o600)
+    return key
+
+
+def local_key(settings: Settings) -> str | None:
+    path = Path(settings.data_dir) / INITIAL_KEY_FILE
+    return path.read_text().strip() if path.exists() else None

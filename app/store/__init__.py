@@ -1,0 +1,22 @@
+"""The only code that talks to Qdrant: one VectorStore protocol, two implementations."""
+
+from __future__ import annotations
+
+from app.errors import StoreLocked
+from app.settings import QdrantSettings
+from app.store.base import ChunkFilter, ChunkPoint, StoredHit, VectorStore
+
+__all__ = ["ChunkFilter", "ChunkPoint", "StoredHit", "VectorStore", "open_store", "StoreLocked"]
+
+
+def open_store(settings: QdrantSettings, *, dense_model: str, dense_dim: int) -> VectorStore:
+    """The embedded Qdrant Edge shard by default; a Qdrant server or cluster when a URL is set."""
+    if settings.url:
+        from app.store.server import ServerStore
+
+        return ServerStore(url=settings.url, api_key=settings.api_key.get_secret_value()
+                           if settings.api_key else None, collection=settings.collection,
+                           dense_model=dense_model, dense_dim=dense_dim)
+    from app.store.edge import EdgeStore
+
+    return EdgeStore(settings.path, dense_model=dense_model, dense_dim=dense_dim)

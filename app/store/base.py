@@ -1,0 +1,102 @@
+"""The store's vocabulary: points, filters, hits, and the VectorStore protocol.
+
+Every query carries a ChunkFilter whose client id and visibility flag are applied inside the
+engine query, so no other client's chunk and no unpublished chunk can take a result slot.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from app.errors import ModelMismatchError
+from app.models.encoders import SparseVec
+
+DENSE, SPARSE = "dense", "sparse"
+POINT_NAMESPACE = uuid.UUID("6f1c1c1e-8c2a-4c52-9a40-3c7e1f3b9e11")
+# Keyword payload keys the filters use; each gets a payload index.
+# Visibility is a keyword, not a bool: qdrant-edge-py 0.9.0 never matches MatchValue(True)
+# on a bool field, indexed or not (tests/store pins this down).
+KEYWORD_KEYS = ("client_id", "document_id", "version_id", "kind", "source", "visibility")
+SEARCHABLE, HIDDEN = "searchable", "hidden"
+
+
+def point_id(client_id: str, document_id: str, version_id: str, chunk_index: int) -> str:
+    """Deterministic, so re-running a job overwrites instead of duplicating (engine needs UUIDs)."""
+    return str(uuid.uuid5(POINT_NAMESPACE, f"{client_id}/{document_id}/{version_id}/{chunk_index}"))
+
+
+@dataclass(frozen=True)
+class ChunkPoint:
+    id: str
+    dense: list[float] | None
+    sparse: SparseVec
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ChunkFilter:
+    """Which chunks a query may see. ``searchable_only`` keeps published, current versions."""
+
+    client_id: str
+    searchable_only: bool = True
+    document_ids: tuple[str, ...] = ()
+    version_ids: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+    extra: tuple[tuple[str, tuple[Any, ...]], ...] = field(default=())
+
+    def conditions(self) -> list[tuple[str, tuple[Any, ...]]]:
+        """(payload key, any-of values) pairs, all of which must hold."""
+        conds: list[tuple[str, tuple[Any, ...]]] = [("client_id", (self.client_id,))]
+        if self.searchable_only:
+            conds.append(("visibility", (SEARCHABLE,)))
+        for key, values in (("document_id", self.document_ids), ("version_id", self.version_ids),
+                            ("kind", self.kinds), ("source", self.sources)):
+            if values:
+                conds.append((key, values))
+        conds.extend(self.extra)
+        return conds
+
+
+@dataclass(frozen=True)
+class StoredHit:
+    id: str
+    score: float
+    payload: dict[str, Any]
+
+
+def check_model(recorded: dict[str, Any] | None, dense_model: str, dense_dim: int) -> None:
+    """Refuse to open a collection built by another dense model: its vectors mean nothing here."""
+    if recorded and (recorded.get("dense_model") != dense_model
+                     or int(recorded.get("dense_dim", dense_dim)) != dense_dim):
+        raise ModelMismatchError(
+            f"the collection was built with {recorded.get('dense_model')} "
+            f"({recorded.get('dense_dim')}-d) but the installed dense model is {dense_model} "
+            f"({dense_dim}-d). Re-index: `evidence reindex` (or delete the data directory and "
+            "ingest again), or install the profile that built it.",
+            details={"collection_model": recorded.get("dense_model"),
+                     "installed_model": dense_model})
+
+
+class VectorStore(Protocol):
+    dense_model: str
+
+    def upsert(self, points: list[ChunkPoint]) -> None: ...
+
+    def set_searchable(self, *, client_id: str, document_id: str, version_id: str,
+                       searchable: bool) -> None: ...
+
+    def delete(self, *, client_id: str, document_id: str, version_id: str | None = None
+               ) -> None: ...
+
+    def query_dense(self, vector: list[float], flt: ChunkFilter, limit: int) -> list[StoredHit]: ...
+
+    def query_sparse(self, vector: SparseVec, flt: ChunkFilter, limit: int) -> list[StoredHit]: ...
+
+    def count(self, flt: ChunkFilter) -> int: ...
+
+    def scroll(self, flt: ChunkFilter, limit: int = 10_000) -> list[StoredHit]: ...
+
+    def close(self) -> None: ...

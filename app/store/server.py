@@ -1,0 +1,103 @@
+"""A Qdrant server or cluster through qdrant-client (``EVIDENCE_QDRANT__URL``).
+
+``url=":memory:"`` or a ``path:`` URL selects qdrant-client's local mode, which stands in for a
+server in the congruence tests (it is pure Python: fine for tests, far too slow for service).
+The collection records the dense model that built it in the collection's metadata.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from qdrant_client import QdrantClient, models
+
+from app.models.encoders import SparseVec
+from app.store.base import (DENSE, HIDDEN, KEYWORD_KEYS, SEARCHABLE, SPARSE, ChunkFilter,
+                            ChunkPoint, StoredHit, check_model)
+
+
+def _filter(flt: ChunkFilter) -> models.Filter:
+    must: list[Any] = []
+    for key, values in flt.conditions():
+        match: Any = (models.MatchValue(value=values[0]) if len(values) == 1
+                      else models.MatchAny(any=list(values)))
+        must.append(models.FieldCondition(key=key, match=match))
+    return models.Filter(must=must)
+
+
+def _hits(points: list[Any]) -> list[StoredHit]:
+    return [StoredHit(str(p.id), float(getattr(p, "score", 0.0) or 0.0), dict(p.payload or {}))
+            for p in points]
+
+
+class ServerStore:
+    def __init__(self, *, url: str, api_key: str | None, collection: str, dense_model: str,
+                 dense_dim: int) -> None:
+        self.dense_model, self.dense_dim, self._name = dense_model, dense_dim, collection
+        if url == ":memory:":
+            self._client = QdrantClient(location=":memory:")
+        elif url.startswith("path:"):
+            self._client = QdrantClient(path=url.removeprefix("path:"))
+        else:
+            self._client = QdrantClient(url=url, api_key=api_key, timeout=30)
+        if self._client.collection_exists(collection):
+            info = self._client.get_collection(collection)
+            check_model(info.config.metadata, dense_model, dense_dim)
+        else:
+            self._client.create_collection(
+                collection,
+                vectors_config={DENSE: models.VectorParams(size=dense_dim,
+                                                           distance=models.Distance.COSINE)},
+                sparse_vectors_config={SPARSE: models.SparseVectorParams(
+                    modifier=models.Modifier.IDF)},
+                metadata={"dense_model": dense_model, "dense_dim": dense_dim})
+            for key in KEYWORD_KEYS:
+                self._client.create_payload_index(
+                    collection, key, models.KeywordIndexParams(
+                        type=models.KeywordIndexType.KEYWORD, is_tenant=key == "client_id"))
+
+    def upsert(self, points: list[ChunkPoint]) -> None:
+        if not points:
+            return
+        self._client.upsert(self._name, wait=True, points=[models.PointStruct(
+            id=p.id, payload=p.payload,
+            vector={SPARSE: models.SparseVector(indices=p.sparse.indices, values=p.sparse.values),
+                    **({DENSE: p.dense} if p.dense is not None else {})}) for p in points])
+
+    def set_searchable(self, *, client_id: str, document_id: str, version_id: str,
+                       searchable: bool) -> None:
+        flt = ChunkFilter(client_id=client_id, searchable_only=False,
+                          document_ids=(document_id,), version_ids=(version_id,))
+        visibility = SEARCHABLE if searchable else HIDDEN
+        self._client.set_payload(self._name, payload={"visibility": visibility},
+                                 points=_filter(flt), wait=True)
+
+    def delete(self, *, client_id: str, document_id: str, version_id: str | None = None) -> None:
+        flt = ChunkFilter(client_id=client_id, searchable_only=False,
+                          document_ids=(document_id,),
+                          version_ids=(version_id,) if version_id else ())
+        self._client.delete(self._name, points_selector=models.FilterSelector(
+            filter=_filter(flt)), wait=True)
+
+    def query_dense(self, vector: list[float], flt: ChunkFilter, limit: int) -> list[StoredHit]:
+        return _hits(self._client.query_points(
+            self._name, query=vector, using=DENSE, query_filter=_filter(flt), limit=limit,
+            with_payload=True).points)
+
+    def query_sparse(self, vector: SparseVec, flt: ChunkFilter, limit: int) -> list[StoredHit]:
+        if not vector.indices:
+            return []
+        return _hits(self._client.query_points(
+            self._name, query=models.SparseVector(indices=vector.indices, values=vector.values),
+            using=SPARSE, query_filter=_filter(flt), limit=limit, with_payload=True).points)
+
+    def count(self, flt: ChunkFilter) -> int:
+        return self._client.count(self._name, count_filter=_filter(flt), exact=True).count
+
+    def scroll(self, flt: ChunkFilter, limit: int = 10_000) -> list[StoredHit]:
+        records, _ = self._client.scroll(self._name, scroll_filter=_filter(flt), limit=limit,
+                                         with_payload=True)
+        return _hits(records)
+
+    def close(self) -> None:
+        self._client.close()

@@ -1,0 +1,31 @@
+"""Turn uploaded bytes into text blocks that keep where they came from (page, lines, headings)."""
+
+from __future__ import annotations
+
+from app.errors import ExtractionError
+from ingest.extract.types import Block, ExtractedText
+
+__all__ = ["Block", "ExtractedText", "extract"]
+
+
+def extract(kind: str, content: bytes, filename: str) -> ExtractedText:
+    """Extract text; raises ExtractionError (permanent) for empty, corrupt or encrypted files."""
+    if not content:
+        raise ExtractionError(f"{filename} is empty (0 bytes)")
+    if kind == "pdf":
+        from ingest.extract.pdf import extract_pdf as fn
+    elif kind == "docx":
+        from ingest.extract.docx import extract_docx as fn
+    elif kind == "html":
+        from ingest.extract.html import extract_html as fn
+    elif kind == "md":
+        from ingest.extract.text import extract_markdown as fn
+    elif kind == "txt":
+        from ingest.extract.text import extract_text as fn
+    else:
+        raise ExtractionError(f"no extractor for kind {kind!r}")
+    extracted = fn(content, filename)
+    if not any(b.text.strip() for b in extracted.blocks):
+        raise ExtractionError(f"{filename}: no text could be extracted"
+                              + ("; " + "; ".join(extracted.warnings) if extracted.warnings else ""))
+    return extracted

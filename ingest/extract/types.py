@@ -1,0 +1,35 @@
+"""The extractor's output: blocks of text with their page, lines and heading path."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Block:
+    """A run of text that belongs to one page and one section."""
+
+    text: str
+    page: int | None = None
+    line_start: int | None = None  # 1-based, text and Markdown
+    line_end: int | None = None
+    heading_path: tuple[str, ...] = ()
+
+
+@dataclass
+class ExtractedText:
+    blocks: list[Block]
+    title: str | None = None
+    page_count: int | None = None
+    warnings: list[str] = field(default_factory=list)
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+def decode_text(content: bytes) -> str:
+    """UTF-8 (with or without BOM), else Latin-1 — which never fails, so nothing is lost."""
+    for encoding in ("utf-8-sig",):
+        try:
+            return content.decode(encoding)
+        except UnicodeDecodeError:
+            pass
+    return content.decode("latin-1")

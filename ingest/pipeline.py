@@ -1,0 +1,110 @@
+"""ingest_version(): extract → chunk → entities → embed → write → publish.
+
+A version's chunks are written unsearchable and flipped searchable only when every one of them
+is stored, in the same step that supersedes the previous current version: a failed or running
+job never exposes a partial version. Point ids are deterministic, and the version's old points
+are cleared first, so re-running a job never duplicates.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.metadata import completed_metadata
+from app.registry import documents as docs_registry
+from app.registry.database import transaction
+from app.registry.jobs import ClaimedJob
+from app.registry.tables import Document, DocumentVersion
+from app.store import ChunkPoint, VectorStore
+from app.store.base import HIDDEN, point_id
+from ingest.chunking import Chunk, Chunker, embedding_text
+from ingest.embedding import BatchEmbedder
+from ingest.extract import extract
+
+log = logging.getLogger(__name__)
+WRITE_BATCH = 64
+
+
+class JobLost(Exception):
+    """Another worker took the job over (this one's lease expired): stop without writing more."""
+
+
+@dataclass
+class IngestDeps:
+    sessions: sessionmaker[Session]
+    store: VectorStore
+    chunker: Chunker
+    embedder: BatchEmbedder
+
+
+def ingest_version(deps: IngestDeps, job: ClaimedJob,
+                   heartbeat: Callable[[float], bool]) -> int:
+    """Index one claimed version and publish it; returns its chunk count."""
+    with transaction(deps.sessions) as s:
+        version = s.get(DocumentVersion, job.version_pk)
+        assert version is not None
+        document = s.get(Document, version.document_pk)
+        assert document is not None
+        content = docs_registry.version_content(s, version_pk=version.id)
+        kind, filename, metadata = document.kind, version.filename, dict(version.canonical_metadata)
+        document_id, version_id = document.document_id, version.version_id
+        source = document.source
+
+    extracted = extract(kind, content, filename)
+    chunks = deps.chunker.chunk(extracted)
+    if not heartbeat(0.1):
+        raise JobLost(job.job_id)
+    title = extracted.title or metadata["source"]["filename"]
+    deps.store.delete(client_id=job.client_id, document_id=document_id, version_id=version_id)
+    for start in range(0, len(chunks), WRITE_BATCH):
+        batch = chunks[start:start + WRITE_BATCH]
+        embedded = deps.embedder.embed(
+            [embedding_text(title, c.heading_path, c.text) for c in batch],
+            [c.text for c in batch])
+        points = [ChunkPoint(
+            id=point_id(job.client_id, document_id, version_id, c.chunk_index),
+            dense=embedded.dense[i].tolist() if embedded.dense is not None else None,
+            sparse=embedded.sparse[i],
+            payload=_payload(c, client_id=job.client_id, document_id=document_id,
+                             version_id=version_id, kind=kind, source=source, title=title,
+                             entities=embedded.entities[i]))
+            for i, c in enumerate(batch)]
+        deps.store.upsert(points)
+        if not heartbeat(0.1 + 0.85 * (start + len(batch)) / len(chunks)):
+            raise JobLost(job.job_id)
+
+    final_metadata = completed_metadata(
+        metadata, title=extracted.title, page_count=extracted.page_count,
+        chunk_count=len(chunks), char_count=sum(len(b.text) for b in extracted.blocks),
+        warnings=extracted.warnings, extra=extracted.extra)
+    with transaction(deps.sessions) as s:
+        version = s.get(DocumentVersion, job.version_pk)
+        assert version is not None
+        became_current, previous = docs_registry.mark_published(
+            s, version=version, chunk_count=len(chunks), canonical_metadata=final_metadata)
+        # Flip visibility in the store before the registry commits: if the commit fails the job
+        # is retried and publishes again, so the two converge.
+        if became_current:
+            deps.store.set_searchable(client_id=job.client_id, document_id=document_id,
+                                      version_id=version_id, searchable=True)
+            if previous is not None:
+                deps.store.set_searchable(client_id=job.client_id, document_id=document_id,
+                                          version_id=previous.version_id, searchable=False)
+    log.info("published %s/%s: %d chunks", document_id, version_id, len(chunks))
+    return len(chunks)
+
+
+def _payload(chunk: Chunk, *, client_id: str, document_id: str, version_id: str, kind: str,
+             source: str | None, title: str, entities: dict[str, list[str]]) -> dict:
+    return {
+        "client_id": client_id, "document_id": document_id, "version_id": version_id,
+        "chunk_id": f"{document_id}:{chunk.chunk_index}", "chunk_index": chunk.chunk_index,
+        "text": chunk.text, "title": title, "heading_path": list(chunk.heading_path),
+        "page": chunk.page, "line_start": chunk.line_start, "line_end": chunk.line_end,
+        "char_start": chunk.char_start, "char_end": chunk.char_end, "kind": kind,
+        "source": source or "", "entities": entities, "visibility": HIDDEN,
+    }

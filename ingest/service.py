@@ -1,0 +1,23 @@
+"""Wire a Worker from a Runtime: the one place ingestion's parts are assembled."""
+
+from __future__ import annotations
+
+from app.runtime import Runtime
+from ingest.chunking import Chunker
+from ingest.embedding import BatchEmbedder
+from ingest.entities import EntityExtractor
+from ingest.pipeline import IngestDeps
+from ingest.worker import Worker
+
+
+def build_deps(runtime: Runtime) -> IngestDeps:
+    models, ingest = runtime.models, runtime.settings.ingest
+    chunker = Chunker(models.count_tokens, chunk_size=ingest.chunk_size,
+                      chunk_overlap=ingest.chunk_overlap)
+    embedder = BatchEmbedder(models.dense, models.sparse, EntityExtractor(models.spacy_path))
+    return IngestDeps(sessions=runtime.sessions, store=runtime.store, chunker=chunker,
+                      embedder=embedder)
+
+
+def build_worker(runtime: Runtime, worker_id: str | None = None) -> Worker:
+    return Worker(build_deps(runtime), runtime.settings.ingest, worker_id=worker_id)

@@ -1,0 +1,88 @@
+"""The ingestion worker: claim → ingest → mark, with retries, leases and a clean stop.
+
+Permanent failures (a file that can never be read as it is) fail the job at once with the
+reason; anything else is treated as transient and retried with exponential backoff up to the
+job's max attempts. A worker that dies leaves its lease to expire and another claims the job.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import uuid
+
+from app.errors import ServiceError
+from app.registry import jobs
+from app.registry.database import transaction
+from app.settings import IngestSettings
+from ingest.pipeline import IngestDeps, JobLost, ingest_version
+
+log = logging.getLogger(__name__)
+PERMANENT_CODES_HTTP = range(400, 500)
+
+
+class Worker:
+    def __init__(self, deps: IngestDeps, settings: IngestSettings,
+                 worker_id: str | None = None) -> None:
+        self.deps, self.settings = deps, settings
+        self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+        self.wake = threading.Event()
+
+    def run_once(self) -> bool:
+        """Process one due job; False when none was due."""
+        with transaction(self.deps.sessions) as s:
+            job = jobs.claim_next(s, worker_id=self.worker_id, lease_s=self.settings.lease_s)
+        if job is None:
+            return False
+
+        def heartbeat(progress: float) -> bool:
+            with transaction(self.deps.sessions) as s:
+                return jobs.heartbeat(s, job_id=job.job_id, worker_id=self.worker_id,
+                                      lease_s=self.settings.lease_s, progress=progress)
+
+        try:
+            ingest_version(self.deps, job, heartbeat)
+        except JobLost:
+            log.warning("job %s was taken over by another worker; stopping it here", job.job_id)
+            return True
+        except ServiceError as exc:
+            with transaction(self.deps.sessions) as s:
+                if exc.http_status in PERMANENT_CODES_HTTP:
+                    jobs.fail(s, job_id=job.job_id, reason=exc.message)
+                else:
+                    jobs.retry_later(s, job_id=job.job_id, reason=exc.message,
+                                     backoff_base_s=self.settings.backoff_base_s)
+            log.warning("job %s: %s", job.job_id, exc.message)
+            return True
+        except Exception as exc:  # noqa: BLE001 - transient until attempts run out
+            log.exception("job %s failed on attempt %d", job.job_id, job.attempt)
+            with transaction(self.deps.sessions) as s:
+                jobs.retry_later(s, job_id=job.job_id, reason=f"{type(exc).__name__}: {exc}",
+                                 backoff_base_s=self.settings.backoff_base_s)
+            return True
+        with transaction(self.deps.sessions) as s:
+            jobs.succeed(s, job_id=job.job_id)
+        return True
+
+    def drain(self) -> int:
+        """Process jobs until none is due; returns how many were processed."""
+        done = 0
+        while self.run_once():
+            done += 1
+        return done
+
+    def run_forever(self, stop: threading.Event) -> None:
+        """Poll for jobs until ``stop`` is set (SIGTERM-safe: a job in hand is finished first)."""
+        log.info("worker %s started", self.worker_id)
+        while not stop.is_set():
+            try:
+                busy = self.run_once()
+            except Exception:  # noqa: BLE001 - a registry hiccup must not kill the worker
+                log.exception("worker loop error")
+                busy = False
+            if not busy:
+                self.wake.wait(self.settings.poll_interval_s)
+                self.wake.clear()
+        log.info("worker %s stopped", self.worker_id)
