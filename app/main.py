@@ -14,7 +14,8 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from app.api.errors import install_error_handlers
-from app.api.routes import documents, health
+from app.api.routes import documents, health, search
+from app.search.pipeline import SearchEngine
 from app.runtime import Runtime, build_runtime, ensure_first_client
 from app.settings import Settings
 
@@ -29,6 +30,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         rt = runtime or build_runtime(settings)
         app.state.runtime = rt
+        app.state.search_engine = SearchEngine(rt.store, rt.models, settings.search)
         key = ensure_first_client(settings, rt.sessions)
         if key:
             log.warning("created the first client 'default'; its API key is %s (also in %s)",
@@ -57,6 +59,6 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
                   description="Document-version search: hybrid dense + BM25 retrieval over "
                               "Qdrant, answering with Evidence Results.")
     install_error_handlers(app)
-    for module in (documents, health):
+    for module in (documents, search, health):
         app.include_router(module.router)
     return app

@@ -26,13 +26,19 @@ def error_body(code: str, message: str, details: dict[str, Any] | None = None) -
     return {"error": {"code": code, "message": message, "details": details or {}}}
 
 
+def _field_path(loc: Any) -> list[Any]:
+    """The field path without its location prefix (body, query, path, header, form)."""
+    loc = list(loc)
+    return loc[1:] if loc and loc[0] in ("body", "query", "path", "header", "form") else loc
+
+
 def _validation_code(errors: list[dict[str, Any]]) -> str:
     first = errors[0] if errors else {}
     if first.get("type") == "extra_forbidden":
         return "UNKNOWN_FIELD"
     if first.get("type") == "json_invalid":
         return "INVALID_JSON"
-    loc = [p for p in first.get("loc", ()) if p not in ("body", "query", "path", "form")]
+    loc = _field_path(first.get("loc", ()))
     if loc and isinstance(loc[0], str) and loc[0] in FIELD_CODES:
         return FIELD_CODES[loc[0]]
     if first.get("type") == "missing":
@@ -43,8 +49,8 @@ def _validation_code(errors: list[dict[str, Any]]) -> str:
 def _readable(errors: list[dict[str, Any]]) -> str:
     parts = []
     for e in errors[:5]:
-        loc = ".".join(str(p) for p in e.get("loc", ()) if p not in ("body", "query", "form"))
-        msg = e.get("msg", "invalid")
+        loc = ".".join(str(p) for p in _field_path(e.get("loc", ())))
+        msg = str(e.get("msg", "invalid")).removeprefix("Value error, ")
         if e.get("type") == "extra_forbidden":
             msg = "unknown field"
         parts.append(f"{loc}: {msg}" if loc else msg)

@@ -1,0 +1,134 @@
+"""The contract's request and Evidence Result models (shared/seeds/004: field for field).
+
+Fields beyond the contract are additive: ``meta.timings``, ``meta.warnings``, ``meta.scope``,
+evidence items' ``heading_path``/``line_start``/``line_end`` and, with ``explain``, ``scores``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+MAX_WINDOW = 200
+MAX_QUERY_CHARS = 4000
+
+
+class SearchRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    query: str = Field(..., max_length=MAX_QUERY_CHARS,
+                       description="Free text; only ever embedded and tokenised, never parsed.")
+    scope: str = Field("content", description="content | metadata | both (case-insensitive)")
+    alpha: float | None = Field(None, ge=0.0, le=1.0,
+                                description="Dense weight; default HYBRID_ALPHA (0.5)")
+    rerank: bool = False
+    filters: dict[str, Any] = Field(default_factory=dict)
+    offset: int = Field(0, ge=0, le=MAX_WINDOW)
+    limit: int = Field(10, ge=1, le=MAX_WINDOW)
+    explain: bool = False
+
+    @field_validator("query")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("query must not be empty or whitespace")
+        return value
+
+    @field_validator("scope")
+    @classmethod
+    def _scope(cls, value: str) -> str:
+        scope = value.strip().lower()
+        if scope not in ("content", "metadata", "both"):
+            raise ValueError("scope must be content, metadata or both")
+        return scope
+
+
+class DocumentVersionRef(BaseModel):
+    document_id: str
+    version_id: str | None
+
+
+class Contribution(BaseModel):
+    lane: Literal["content", "metadata"]
+    rank: int
+
+
+class Scores(BaseModel):
+    dense: float | None = None
+    dense_rank: int | None = None
+    sparse: float | None = None
+    sparse_rank: int | None = None
+    fused: float
+    rerank: float | None = None
+
+
+class LiteralSpan(BaseModel):
+    start: int
+    end: int
+    text: str
+
+
+class ContentItem(BaseModel):
+    chunk_id: str
+    chunk_index: int
+    text: str
+    page: int | None
+    literal_spans: list[LiteralSpan]
+    heading_path: list[str] = Field(default_factory=list)
+    line_start: int | None = None
+    line_end: int | None = None
+    scores: Scores | None = None
+
+
+class ContentEvidence(BaseModel):
+    items: list[ContentItem]
+    total: int
+    truncated: bool
+
+
+class MetadataItem(BaseModel):
+    key: str
+    value: Any
+    match: str
+
+
+class MetadataEvidence(BaseModel):
+    items: list[MetadataItem] = Field(default_factory=list)
+    total: int = 0
+    truncated: bool = False
+
+
+class ResultRow(BaseModel):
+    rank: int
+    document_version: DocumentVersionRef
+    canonical_metadata: dict[str, Any]
+    retrieval_contributions: list[Contribution]
+    content_evidence: ContentEvidence
+    metadata_evidence: MetadataEvidence
+
+
+class RetrievalInfo(BaseModel):
+    alpha: float
+    reranked: bool
+    reranked_count: int
+
+
+class Meta(BaseModel):
+    query: str
+    total: int
+    total_is_lower_bound: bool
+    offset: int
+    limit: int
+    has_more: bool
+    query_time_ms: float
+    retrieval: RetrievalInfo
+    applied_filters: dict[str, Any]
+    scope: str = "content"
+    timings: dict[str, float] = Field(default_factory=dict)
+    warnings: list[str] = Field(default_factory=list)
+
+
+class EvidenceResult(BaseModel):
+    results: list[ResultRow]
+    meta: Meta

@@ -1,0 +1,1 @@
+"""POST /search, as pure stages over frozen dataclasses; only lanes.py touches the store."""

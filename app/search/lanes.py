@@ -1,0 +1,34 @@
+"""The retrieval lanes — the only search module with I/O.
+
+Dense: the query's vector (the model's query form) against chunk vectors by cosine. Sparse:
+the BM25 query vector against chunk vectors by the IDF-weighted dot product. Both run with the
+ChunkFilter inside the engine query, so only the caller's published, current chunks compete.
+"""
+
+from __future__ import annotations
+
+from app.models.encoders import SparseVec
+from app.search.floors import apply_floor
+from app.search.types import Candidate, LaneResult
+from app.store import ChunkFilter, StoredHit, VectorStore
+
+
+def _candidate(hit: StoredHit, lane: str) -> Candidate:
+    p = hit.payload
+    scores = {"dense_score": hit.score} if lane == "dense" else {"sparse_score": hit.score}
+    return Candidate(point_id=hit.id, document_id=p["document_id"], version_id=p["version_id"],
+                     chunk_index=int(p["chunk_index"]), payload=p, **scores)
+
+
+def dense_lane(store: VectorStore, vector: list[float], flt: ChunkFilter, *, depth: int,
+               floor: float) -> LaneResult:
+    hits = store.query_dense(vector, flt, depth)
+    kept = apply_floor([_candidate(h, "dense") for h in hits], lane="dense", floor=floor)
+    return LaneResult("dense", tuple(kept), fetched=len(hits), depth=depth)
+
+
+def sparse_lane(store: VectorStore, vector: SparseVec, flt: ChunkFilter, *, depth: int,
+                floor: float) -> LaneResult:
+    hits = store.query_sparse(vector, flt, depth)
+    kept = apply_floor([_candidate(h, "sparse") for h in hits], lane="sparse", floor=floor)
+    return LaneResult("sparse", tuple(kept), fetched=len(hits), depth=depth)

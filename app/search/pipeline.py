@@ -1,0 +1,153 @@
+"""Compose the search stages and time each one.
+
+plan → embed → lanes (dense | sparse, floors) → fuse → rerank → group → page. The lanes fetch
+enough chunk candidates to fill offset + limit Document Versions, deepening up to the candidate
+ceiling; if the ceiling cuts a lane while eligible chunks remain, the total is a lower bound.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.errors import Unavailable
+from app.models.loading import LoadedModels
+from app.search.fusion import fuse
+from app.search.grouping import group_versions
+from app.search.lanes import dense_lane, sparse_lane
+from app.search.rerank import rerank as rerank_stage
+from app.search.types import LaneResult, Trace, VersionHit
+from app.settings import SearchSettings
+from app.store import ChunkFilter, VectorStore
+
+_EMBED_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="query-embed")
+MIN_DEPTH = 100
+
+
+@dataclass(frozen=True)
+class SearchPlan:
+    query: str
+    alpha: float
+    rerank: bool
+    offset: int
+    limit: int
+    filter: ChunkFilter
+    applied_filters: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class SearchOutcome:
+    page: list[tuple[int, VersionHit]]  # (lane-local rank from 1, version) for this page
+    total: int
+    total_is_lower_bound: bool
+    has_more: bool
+    reranked: bool
+    reranked_count: int
+    trace: Trace
+
+
+class _Clock:
+    def __init__(self, trace: Trace) -> None:
+        self.trace, self.t = trace, time.perf_counter()
+
+    def lap(self, step: str) -> None:
+        now = time.perf_counter()
+        self.trace.timings[step] = round(self.trace.timings.get(step, 0.0)
+                                         + (now - self.t) * 1000, 3)
+        self.t = now
+
+
+class SearchEngine:
+    def __init__(self, store: VectorStore, models: LoadedModels, settings: SearchSettings) -> None:
+        self.store, self.models, self.settings = store, models, settings
+        profile = models.profile
+        self.dense_floor = (settings.dense_floor if settings.dense_floor is not None
+                            else profile.dense_floor)
+        self.sparse_floor = (settings.sparse_floor if settings.sparse_floor is not None
+                             else profile.sparse_floor)
+
+    def _embed(self, query: str, trace: Trace) -> list[float] | None:
+        dense = self.models.dense
+        if dense is None:
+            trace.warnings.append("the embedding model is not available "
+                                  f"({self.models.dense_error or 'not installed'}): "
+                                  "results by keywords only")
+            return None
+        future = _EMBED_POOL.submit(dense.embed_query, query)
+        try:
+            return future.result(timeout=self.settings.embed_timeout_s)
+        except FutureTimeout:
+            trace.warnings.append(f"embedding model did not answer within "
+                                  f"{self.settings.embed_timeout_s:g} s: results by keywords only")
+        except Exception as exc:  # noqa: BLE001 - degrade to keywords, say so
+            trace.warnings.append(f"embedding model failed ({type(exc).__name__}): "
+                                  "results by keywords only")
+        return None
+
+    def search(self, plan: SearchPlan) -> SearchOutcome:
+        trace = Trace()
+        started = time.perf_counter()
+        clock = _Clock(trace)
+        use_dense, use_sparse = plan.alpha > 0.0, plan.alpha < 1.0
+        vector = self._embed(plan.query, trace) if use_dense else None
+        clock.lap("embed")
+        if use_dense and vector is None:
+            if not use_sparse:
+                raise Unavailable("the embedding model is not available and alpha = 1 asks for "
+                                  "dense retrieval only; use alpha < 1 to search by keywords",
+                                  code="EMBEDDING_MODEL_UNAVAILABLE",
+                                  details={"warnings": trace.warnings})
+            use_dense = False
+        sparse_vector = self.models.sparse.embed_query(plan.query) if use_sparse else None
+
+        needed = plan.offset + plan.limit
+        ceiling = self.settings.candidate_ceiling
+        depth = min(ceiling, max(MIN_DEPTH, 4 * needed))
+        while True:
+            lanes: list[LaneResult] = []
+            dense_hits, sparse_hits = [], []
+            if use_dense and vector is not None:
+                lane = dense_lane(self.store, vector, plan.filter, depth=depth,
+                                  floor=self.dense_floor)
+                lanes.append(lane)
+                dense_hits = list(lane.hits)
+            clock.lap("dense")
+            if use_sparse and sparse_vector is not None:
+                lane = sparse_lane(self.store, sparse_vector, plan.filter, depth=depth,
+                                   floor=self.sparse_floor)
+                lanes.append(lane)
+                sparse_hits = list(lane.hits)
+            clock.lap("sparse")
+            fused = fuse(dense_hits, sparse_hits, alpha=plan.alpha)
+            clock.lap("fuse")
+            complete = all(lane.exhausted for lane in lanes)
+            if complete or depth >= ceiling:
+                break
+            if len({c.version_key for c in fused}) >= needed:
+                break
+            depth = min(ceiling, depth * 4)
+
+        reranked, reranked_count = False, 0
+        if plan.rerank:
+            outcome = rerank_stage(plan.query, fused, reranker=self.models.reranker,
+                                   limit=plan.limit, timeout_s=self.settings.rerank_timeout_s)
+            fused, reranked, reranked_count = outcome.ranked, outcome.reranked, outcome.count
+            if outcome.warning:
+                trace.warnings.append(outcome.warning)
+        clock.lap("rerank")
+        versions = group_versions(fused)
+        clock.lap("group")
+        total = len(versions)
+        lower_bound = not complete
+        if total == 0 and self.store.count(plan.filter) == 0:
+            trace.warnings.append("nothing is indexed yet: no published document version "
+                                  "matches this client and these filters")
+        page = list(enumerate(versions, start=1))[plan.offset:plan.offset + plan.limit]
+        trace.timings["total"] = round((time.perf_counter() - started) * 1000, 3)
+        return SearchOutcome(
+            page=page, total=total, total_is_lower_bound=lower_bound,
+            has_more=total > needed or (lower_bound and total >= needed),
+            reranked=reranked, reranked_count=reranked_count, trace=trace)

@@ -1,0 +1,74 @@
+"""The values search stages pass along. Scores change only through ``dataclasses.replace``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One chunk, with what each stage said of it."""
+
+    point_id: str
+    document_id: str
+    version_id: str
+    chunk_index: int
+    payload: dict[str, Any] = field(compare=False, repr=False)
+    dense_score: float | None = None
+    dense_rank: int | None = None
+    sparse_score: float | None = None
+    sparse_rank: int | None = None
+    fused: float = 0.0
+    rerank_score: float | None = None
+
+    @property
+    def chunk_id(self) -> str:
+        return f"{self.document_id}:{self.chunk_index}"
+
+    @property
+    def version_key(self) -> tuple[str, str]:
+        return (self.document_id, self.version_id)
+
+    def tie_key(self) -> tuple[str, str, int]:
+        """Stable tie-break: by chunk id (document, version, then chunk index as a number)."""
+        return (self.document_id, self.version_id, self.chunk_index)
+
+
+@dataclass(frozen=True)
+class LaneResult:
+    """A lane's ranked, floor-passed hits, and whether it stopped at its fetch depth."""
+
+    lane: str
+    hits: tuple[Candidate, ...]
+    fetched: int
+    depth: int
+
+    @property
+    def exhausted(self) -> bool:
+        """True when nothing eligible was left beyond the depth: the engine returned fewer
+        than asked, or the floor already cut the tail (hits come in score order)."""
+        return self.fetched < self.depth or len(self.hits) < self.fetched
+
+
+@dataclass(frozen=True)
+class VersionHit:
+    """One Document Version with its best chunks (evidence), in result order."""
+
+    document_id: str
+    version_id: str
+    best: Candidate
+    evidence: tuple[Candidate, ...]
+    total: int
+
+    @property
+    def truncated(self) -> bool:
+        return self.total > len(self.evidence)
+
+
+@dataclass
+class Trace:
+    """Per-step milliseconds and warnings of one search (mutable: filled as stages run)."""
+
+    timings: dict[str, float] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
