@@ -1,0 +1,188 @@
+"""Uploads, versions, jobs, deletion and authentication over HTTP (fake models)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from app.registry import clients as reg
+from app.registry.database import transaction
+from app.store import ChunkFilter
+from tests.fakes import fake_models
+from tests.service import Service, running_service
+
+HANDBOOK = "# Handbook\n\n## Leave\n\nEmployees get 25 days of paid vacation.\n"
+
+
+@pytest.fixture
+def svc(tmp_path: Path, db_url: str) -> Service:
+    with running_service(tmp_path, fake_models(), db_url=db_url) as service:
+        yield service
+
+
+def _client_id(svc: Service, key: str | None = None) -> str:
+    with transaction(svc.runtime.sessions) as s:
+        return reg.client_for_key(s, secret=key or svc.key).id
+
+
+def test_upload_is_accepted_then_published(svc: Service) -> None:
+    r = svc.upload("handbook.md", HANDBOOK, document_id="hb", metadata='{"project": "Apollo"}',
+                   source="wiki")
+    assert r.status_code == 202
+    body = r.json()
+    assert body == {"document_id": "hb", "version_id": "v1", "job_id": body["job_id"],
+                    "status": "queued", "deduplicated": False}
+    assert svc.worker.drain() == 1
+    job = svc.http.get(f"/jobs/{body['job_id']}", headers=svc.auth()).json()
+    assert (job["status"], job["progress"], job["attempts"], job["error"]) == (
+        "succeeded", 1.0, 1, None)
+    doc = svc.http.get("/documents/hb", headers=svc.auth()).json()
+    assert doc["current_version_id"] == "v1" and doc["source"] == "wiki"
+    meta = doc["versions"][0]["canonical_metadata"]
+    assert meta["schema_version"] == "2"
+    assert meta["custom"] == {"project": "Apollo"}
+    assert meta["source"]["filename"] == "handbook.md"
+    assert meta["document"]["title"] == "Handbook"
+    assert meta["quality"] == {"text_extraction": "native", "ocr_used": False, "warnings": []}
+    assert meta["classification"]["status"] == "ready"
+
+
+def test_same_document_id_makes_a_new_version_and_supersedes_the_old(svc: Service) -> None:
+    svc.ingest("a.txt", "first text", document_id="doc")
+    second = svc.ingest("a.txt", "second text", document_id="doc")
+    assert second["version_id"] == "v2"
+    doc = svc.http.get("/documents/doc", headers=svc.auth()).json()
+    assert [(v["version_id"], v["state"]) for v in doc["versions"]] == [
+        ("v1", "superseded"), ("v2", "published")]
+    visible = svc.runtime.store.scroll(ChunkFilter(client_id=_client_id(svc)))
+    assert {h.payload["version_id"] for h in visible} == {"v2"}
+
+
+def test_the_same_bytes_again_give_back_the_same_version(svc: Service) -> None:
+    first = svc.ingest("a.txt", "same text", document_id="doc")
+    again = svc.upload("a.txt", "same text", document_id="doc").json()
+    assert again["deduplicated"] is True
+    assert (again["version_id"], again["job_id"]) == (first["version_id"], first["job_id"])
+
+
+def test_generated_document_id_and_listing(svc: Service) -> None:
+    body = svc.ingest("notes.txt", "some notes")
+    assert len(body["document_id"]) == 32
+    listing = svc.http.get("/documents", headers=svc.auth()).json()
+    assert listing["total"] == 1 and listing["documents"][0]["document_id"] == body["document_id"]
+
+
+def test_delete_removes_the_document_and_its_points(svc: Service) -> None:
+    svc.ingest("a.txt", "text to delete", document_id="gone")
+    svc.ingest("b.txt", "text to keep", document_id="kept")
+    assert svc.http.delete("/documents/gone", headers=svc.auth()).status_code == 204
+    assert svc.http.get("/documents/gone", headers=svc.auth()).json()["error"]["code"] == \
+        "DOCUMENT_NOT_FOUND"
+    left = svc.runtime.store.scroll(ChunkFilter(client_id=_client_id(svc),
+                                                searchable_only=False))
+    assert {h.payload["document_id"] for h in left} == {"kept"}
+
+
+def test_clients_only_see_their_own_documents(svc: Service) -> None:
+    svc.ingest("a.txt", "acme text", document_id="acme-doc")
+    other = svc.new_client("globex")
+    assert svc.http.get("/documents", headers=svc.auth(other)).json()["total"] == 0
+    r = svc.http.get("/documents/acme-doc", headers=svc.auth(other))
+    assert r.status_code == 404
+    assert svc.http.delete("/documents/acme-doc", headers=svc.auth(other)).status_code == 404
+
+
+@pytest.mark.parametrize("headers,code", [
+    ({}, "API_KEY_MISSING"),
+    ({"Authorization": "Bearer nope"}, "API_KEY_INVALID"),
+    ({"X-API-Key": "nope"}, "API_KEY_INVALID"),
+])
+def test_missing_or_unknown_key_is_401(svc: Service, headers: dict, code: str) -> None:
+    r = svc.http.get("/documents", headers=headers)
+    assert r.status_code == 401 and r.json()["error"]["code"] == code
+
+
+def test_x_api_key_header_works_and_a_revoked_key_is_401(svc: Service) -> None:
+    assert svc.http.get("/documents", headers={"X-API-Key": svc.key}).status_code == 200
+    with transaction(svc.runtime.sessions) as s:
+        assert reg.revoke_key(s, secret_or_prefix=svc.key) == 1
+    r = svc.http.get("/documents", headers={"X-API-Key": svc.key})
+    assert r.status_code == 401 and r.json()["error"]["code"] == "API_KEY_REVOKED"
+
+
+def test_suspended_authority_cannot_upload(svc: Service) -> None:
+    with transaction(svc.runtime.sessions) as s:
+        reg.set_authority(s, client_id=_client_id(svc), status="suspended")
+    r = svc.upload("a.txt", "text")
+    assert r.status_code == 403
+    assert r.json()["error"] == {"code": "PUBLICATION_AUTHORITY_INACTIVE",
+                                 "message": "this client's publication authority is suspended",
+                                 "details": {"authority": "suspended"}}
+
+
+@pytest.mark.parametrize("filename,content,form,status,code", [
+    ("a.exe", b"MZ", {}, 415, "UNSUPPORTED_FILE_TYPE"),
+    ("a.txt", b"", {}, 422, "EMPTY_FILE"),
+    ("a.txt", b"x", {"metadata": "[1, 2]"}, 422, "INVALID_METADATA"),
+    ("a.txt", b"x", {"metadata": "{not json"}, 422, "INVALID_METADATA"),
+    ("a.txt", b"x", {"document_id": "../etc/passwd"}, 422, "INVALID_DOCUMENT_ID"),
+    ("a.txt", b"x", {"document_id": "has space"}, 422, "INVALID_DOCUMENT_ID"),
+])
+def test_bad_uploads_get_a_clear_4xx_and_register_nothing(
+        svc: Service, filename: str, content: bytes, form: dict, status: int, code: str) -> None:
+    r = svc.upload(filename, content, **form)
+    assert r.status_code == status, r.text
+    assert r.json()["error"]["code"] == code
+    assert r.json()["error"]["message"]
+    assert svc.http.get("/documents", headers=svc.auth()).json()["total"] == 0
+
+
+def test_a_file_over_the_size_limit_is_413(tmp_path: Path) -> None:
+    from tests.conftest import make_settings
+
+    settings = make_settings(tmp_path, max_upload_bytes=100)
+    with running_service(tmp_path, fake_models(), settings=settings) as svc:
+        r = svc.upload("big.txt", "x" * 101)
+        assert r.status_code == 413 and r.json()["error"]["code"] == "FILE_TOO_LARGE"
+
+
+def test_a_corrupt_file_fails_its_job_and_touches_nothing_else(svc: Service) -> None:
+    svc.ingest("keep.txt", "the kept document", document_id="keep")
+    bad = svc.ingest("broken.pdf", b"%PDF-1.4 this is not really a pdf", document_id="keep-pdf")
+    job = svc.http.get(f"/jobs/{bad['job_id']}", headers=svc.auth()).json()
+    assert job["status"] == "failed" and "not a readable PDF" in job["error"]
+    assert job["attempts"] == 1  # permanent: not retried
+    doc = svc.http.get("/documents/keep-pdf", headers=svc.auth()).json()
+    assert doc["versions"][0]["state"] == "failed" and doc["current_version_id"] is None
+    kept = svc.http.get("/documents/keep", headers=svc.auth()).json()
+    assert kept["versions"][0]["state"] == "published"
+
+
+def test_a_failed_new_version_leaves_the_published_one_searchable(svc: Service) -> None:
+    svc.ingest("doc.pdf", _pdf("Original budget text."), document_id="doc")
+    svc.ingest("doc.pdf", b"%PDF-1.4 garbage", document_id="doc")
+    doc = svc.http.get("/documents/doc", headers=svc.auth()).json()
+    assert [(v["version_id"], v["state"]) for v in doc["versions"]] == [
+        ("v1", "published"), ("v2", "failed")]
+    assert doc["current_version_id"] == "v1"
+    visible = svc.runtime.store.scroll(ChunkFilter(client_id=_client_id(svc)))
+    assert {h.payload["version_id"] for h in visible} == {"v1"}
+
+
+def test_unknown_job_is_404_with_the_error_shape(svc: Service) -> None:
+    r = svc.http.get("/jobs/nope", headers=svc.auth())
+    assert r.status_code == 404
+    assert r.json() == {"error": {"code": "JOB_NOT_FOUND", "message": "no job 'nope'",
+                                  "details": {}}}
+
+
+def _pdf(text: str) -> bytes:
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf)
+    c.drawString(72, 720, text)
+    c.save()
+    return buf.getvalue()

@@ -1,0 +1,47 @@
+import pytest
+
+from app.search.fusion import fuse
+from tests.search.helpers import cand
+
+
+def test_hand_computed_weighted_rank_fusion() -> None:
+    dense = [cand("a", 0, dense_rank=1), cand("b", 0, dense_rank=2), cand("c", 0, dense_rank=3)]
+    sparse = [cand("c", 0, sparse_rank=1), cand("a", 0, sparse_rank=2)]
+    fused = {c.chunk_id: c.fused for c in fuse(dense, sparse, alpha=0.7)}
+    # a: 0.7/61 + 0.3/62 = 0.011475409836 + 0.004838709677
+    assert fused["a:0"] == pytest.approx(0.016314119513, abs=1e-12)
+    # b: 0.7/62 only; the sparse lane did not find it and adds nothing
+    assert fused["b:0"] == pytest.approx(0.011290322581, abs=1e-12)
+    # c: 0.7/63 + 0.3/61 = 0.011111111111 + 0.004918032787
+    assert fused["c:0"] == pytest.approx(0.016029143898, abs=1e-12)
+    assert [c.chunk_id for c in fuse(dense, sparse, alpha=0.7)] == ["a:0", "c:0", "b:0"]
+
+
+def test_equal_weights_match_the_seed_example() -> None:
+    # seed 002: rank 1 in both → 1/61 + 1/61 = 0.0328 (plain RRF); here alpha halves each lane
+    fused = fuse([cand("r", 0, dense_rank=1)], [cand("r", 0, sparse_rank=1)], alpha=0.5)
+    assert fused[0].fused == pytest.approx(0.5 * (2 / 61))
+    assert round(2 * fused[0].fused, 4) == 0.0328
+
+
+def test_alpha_one_ignores_sparse_and_zero_ignores_dense() -> None:
+    dense = [cand("a", 0, dense_rank=1)]
+    sparse = [cand("b", 0, sparse_rank=1)]
+    assert [c.chunk_id for c in fuse(dense, sparse, alpha=1.0)][0] == "a:0"
+    assert fuse(dense, sparse, alpha=1.0)[1].fused == 0.0
+    assert [c.chunk_id for c in fuse(dense, sparse, alpha=0.0)][0] == "b:0"
+
+
+def test_ties_break_by_chunk_id_with_numeric_chunk_index() -> None:
+    dense = [cand("d", 10, dense_rank=1), cand("d", 2, dense_rank=1)]
+    order = [c.chunk_id for c in fuse(dense, [], alpha=0.5)]
+    assert order == ["d:2", "d:10"]
+    # the same input in another order gives the same output
+    assert [c.chunk_id for c in fuse(list(reversed(dense)), [], alpha=0.5)] == order
+
+
+def test_fusion_keeps_both_lane_scores() -> None:
+    fused = fuse([cand("a", 0, dense=0.8, dense_rank=1)], [cand("a", 0, sparse=7.5,
+                                                                sparse_rank=3)], alpha=0.5)
+    assert (fused[0].dense_score, fused[0].sparse_score) == (0.8, 7.5)
+    assert (fused[0].dense_rank, fused[0].sparse_rank) == (1, 3)
