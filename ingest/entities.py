@@ -26,8 +26,9 @@ ACCOUNT_TYPE = re.compile(
     r"\b(checking|savings|money market|brokerage|current|credit card|certificate of deposit|"
     r"retirement|IRA|401\(k\))\s+accounts?\b", re.IGNORECASE)
 
-MONEY = re.compile(r"(?:[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:million|billion|[kKmM]))?"
-                   r"|\b\d[\d,]*(?:\.\d+)?\s?(?:USD|EUR|GBP|dollars|euros)\b)")
+AMOUNT = r"\d+(?:[,.]\d+)*"  # 10,000 / 1.250,50 — never ends on the sentence's comma
+MONEY = re.compile(rf"(?:[$€£¥]\s?{AMOUNT}(?:\s?(?:million|billion|[kKmM])\b)?"
+                   rf"|\b{AMOUNT}\s?(?:USD|EUR|GBP|dollars|euros)\b)")
 
 Entities = dict[str, list[str]]
 

@@ -1,0 +1,244 @@
+"""POST /search over HTTP with deterministic fake models: contract shape, errors, rules."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from app.registry import clients as reg
+from app.registry.database import transaction
+from tests.fakes import FakeDense, FakeReranker, fake_models
+from tests.service import Service, running_service
+
+CONTRACT = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "004_b48837ed2e23a1b8.txt"
+
+
+@pytest.fixture
+def svc(tmp_path: Path) -> Service:
+    with running_service(tmp_path, fake_models(reranker=FakeReranker())) as service:
+        service.ingest("budget.md", "# Budget\n\nThe budget report for Apollo.\n",
+                       document_id="budget", metadata='{"project": "Apollo"}')
+        service.ingest("invoice.txt", "Invoice PO-2231 was paid.", document_id="invoice")
+        service.ingest("travel.txt", "Travel expenses are reimbursed.", document_id="travel")
+        yield service
+
+
+def test_answer_has_exactly_the_contract_shape(svc: Service) -> None:
+    r = svc.search(query="budget report", scope="CONTENT", alpha=0.5)
+    assert r.status_code == 200
+    body = r.json()
+    row = body["results"][0]
+    assert set(row) == {"rank", "document_version", "canonical_metadata",
+                        "retrieval_contributions", "content_evidence", "metadata_evidence"}
+    assert row["rank"] == 1
+    assert row["document_version"] == {"document_id": "budget", "version_id": "v1"}
+    assert row["retrieval_contributions"] == [{"lane": "content", "rank": 1}]
+    assert row["metadata_evidence"] == {"items": [], "total": 0, "truncated": False}
+    assert row["canonical_metadata"]["custom"] == {"project": "Apollo"}
+    assert set(row["canonical_metadata"]) == {"schema_version", "source", "document",
+                                              "location", "classification", "quality",
+                                              "custom"}
+    item = row["content_evidence"]["items"][0]
+    assert {"chunk_id", "chunk_index", "text", "page", "literal_spans"} <= set(item)
+    assert item["chunk_id"] == "budget:0" and item["page"] is None
+    assert [s["text"] for s in item["literal_spans"]] == ["budget", "report"]
+    assert row["content_evidence"]["total"] == 1 and not row["content_evidence"]["truncated"]
+    meta = body["meta"]
+    assert {"query", "total", "total_is_lower_bound", "offset", "limit", "has_more",
+            "query_time_ms", "retrieval", "applied_filters"} <= set(meta)
+    assert meta["query"] == "budget report" and meta["scope"] == "content"
+    assert meta["retrieval"] == {"alpha": 0.5, "reranked": False, "reranked_count": 0}
+    assert set(meta["timings"]) == {"embed", "dense", "sparse", "fuse", "rerank", "group",
+                                    "total"}
+    assert meta["query_time_ms"] == meta["timings"]["total"]
+
+
+def test_openapi_schema_of_search_names_every_contract_field(svc: Service) -> None:
+    schema = svc.http.get("/openapi.json").json()
+    comps = schema["components"]["schemas"]
+
+    def props(name: str) -> set[str]:
+        return set(comps[name]["properties"])
+
+    text = CONTRACT.read_text() if CONTRACT.exists() else None
+    example_keys = set(re.findall(r'"([a-z_]+)":', text)) if text else set()
+    ours = set().union(*(props(n) for n in (
+        "EvidenceResult", "ResultRow", "DocumentVersionRef", "Contribution", "ContentEvidence",
+        "ContentItem", "MetadataEvidence", "Meta", "RetrievalInfo", "SearchRequest")))
+    # canonical_metadata's inner keys are data, not schema
+    data_keys = {"schema_version", "source", "filename", "document", "location",
+                 "classification", "status", "categories", "quality", "text_extraction",
+                 "ocr_used", "warnings", "custom", "project"}
+    if text:
+        assert example_keys - data_keys <= ours, example_keys - data_keys - ours
+    assert props("SearchRequest") == {"query", "scope", "alpha", "rerank", "filters", "offset",
+                                      "limit", "explain"}
+    assert schema["paths"]["/search"]["post"]["responses"]["200"]["content"][
+        "application/json"]["schema"]["$ref"].endswith("/EvidenceResult")
+
+
+@pytest.mark.parametrize("body,status,code", [
+    ({"query": ""}, 422, "INVALID_QUERY"),
+    ({"query": "   \n"}, 422, "INVALID_QUERY"),
+    ({"query": "x", "alpha": 1.5}, 422, "INVALID_ALPHA"),
+    ({"query": "x", "alpha": -0.1}, 422, "INVALID_ALPHA"),
+    ({"query": "x", "scope": "everything"}, 422, "INVALID_SCOPE"),
+    ({"query": "x", "limit": 0}, 422, "INVALID_LIMIT"),
+    ({"query": "x", "offset": -1}, 422, "INVALID_OFFSET"),
+    ({"query": "x", "offset": 150, "limit": 51}, 422, "WINDOW_TOO_LARGE"),
+    ({"query": "x", "colour": "red"}, 422, "UNKNOWN_FIELD"),
+    ({"scope": "content"}, 422, "INVALID_QUERY"),
+    ({"query": "x", "filters": {"custom.project": "Apollo"}}, 422, "INVALID_FILTER"),
+    ({"query": "x", "filters": {"kind": "exe"}}, 422, "INVALID_FILTER"),
+    ({"query": "x", "filters": {"document_id": 12}}, 422, "INVALID_FILTER"),
+    ({"query": "x", "scope": "metadata"}, 409, "METADATA_DISCOVERY_NOT_READY"),
+    ({"query": "x", "scope": "Both"}, 409, "METADATA_DISCOVERY_NOT_READY"),
+])
+def test_every_bad_request_gets_its_code(svc: Service, body: dict, status: int,
+                                         code: str) -> None:
+    r = svc.search(**body)
+    assert r.status_code == status, r.text
+    error = r.json()["error"]
+    assert error["code"] == code and error["message"]
+
+
+def test_window_of_exactly_200_is_allowed(svc: Service) -> None:
+    assert svc.search(query="x", offset=190, limit=10).status_code == 200
+
+
+def test_409_carries_readiness_details(svc: Service) -> None:
+    details = svc.search(query="x", scope="both").json()["error"]["details"]
+    assert details == {"scope": "both", "state": "disabled", "progress": 0.0}
+
+
+def test_auth_401_and_403(svc: Service) -> None:
+    r = svc.http.post("/search", json={"query": "x"})
+    assert r.status_code == 401 and r.json()["error"]["code"] == "API_KEY_MISSING"
+    with transaction(svc.runtime.sessions) as s:
+        client = reg.client_for_key(s, secret=svc.key)
+        reg.set_authority(s, client_id=client.id, status="revoked")
+    r = svc.search(query="budget")
+    assert r.status_code == 403
+    assert r.json()["error"]["code"] == "PUBLICATION_AUTHORITY_INACTIVE"
+
+
+def test_another_clients_documents_never_appear_or_count(svc: Service) -> None:
+    other = svc.new_client("globex")
+    svc.ingest("b.md", "# Budget\n\nbudget report budget report", document_id="theirs",
+               key=other)
+    mine = svc.search(query="budget report", alpha=0.0).json()
+    assert {r["document_version"]["document_id"] for r in mine["results"]} == {"budget"}
+    assert mine["meta"]["total"] == 1
+    theirs = svc.search(key=other, query="budget report", alpha=0.0).json()
+    assert {r["document_version"]["document_id"] for r in theirs["results"]} == {"theirs"}
+
+
+def test_superseded_versions_never_appear(svc: Service) -> None:
+    svc.ingest("invoice.txt", "Invoice PO-9999 replaces the old one.", document_id="invoice")
+    body = svc.search(query="PO-2231", alpha=0.0).json()
+    assert body["results"] == [] and body["meta"]["total"] == 0
+    found = svc.search(query="PO-9999", alpha=0.0).json()["results"]
+    assert [r["document_version"] for r in found] == [{"document_id": "invoice",
+                                                       "version_id": "v2"}]
+
+
+def test_filters_narrow_without_changing_rank_and_are_echoed(svc: Service) -> None:
+    body = svc.search(query="budget invoice travel", alpha=0.0,
+                      filters={"document_id": ["travel", "invoice"], "kind": "txt"}).json()
+    assert {r["document_version"]["document_id"] for r in body["results"]} == {"travel",
+                                                                                "invoice"}
+    assert body["meta"]["applied_filters"] == {"document_id": ["invoice", "travel"],
+                                               "kind": ["txt"]}
+    empty = svc.search(query="budget", filters={"document_id": "nope"}).json()
+    assert empty["results"] == [] and empty["meta"]["total"] == 0
+    assert any("nothing is indexed" in w for w in empty["meta"]["warnings"])
+
+
+def test_pagination_counts_versions(svc: Service) -> None:
+    page1 = svc.search(query="budget invoice travel", alpha=0.0, limit=2).json()
+    page2 = svc.search(query="budget invoice travel", alpha=0.0, limit=2, offset=2).json()
+    assert page1["meta"]["total"] == 3 and page1["meta"]["has_more"] is True
+    assert [r["rank"] for r in page1["results"]] == [1, 2]
+    assert [r["rank"] for r in page2["results"]] == [3]
+    assert page2["meta"]["has_more"] is False
+    ids = [r["document_version"]["document_id"] for r in page1["results"] + page2["results"]]
+    assert len(set(ids)) == 3
+
+
+def test_explain_gives_each_items_score_parts(svc: Service) -> None:
+    body = svc.search(query="PO-2231 invoice", alpha=0.5, explain=True).json()
+    scores = body["results"][0]["content_evidence"]["items"][0]["scores"]
+    assert scores["sparse_rank"] == 1 and scores["sparse"] > 0
+    assert scores["dense_rank"] == 1 and 0 < scores["dense"] <= 1
+    assert scores["fused"] == pytest.approx(0.5 / 61 + 0.5 / 61)
+    assert scores["rerank"] is None
+
+
+def test_rerank_reports_what_it_scored(svc: Service) -> None:
+    body = svc.search(query="travel expenses invoice", alpha=0.0, rerank=True,
+                      explain=True).json()
+    retrieval = body["meta"]["retrieval"]
+    assert retrieval["reranked"] is True and retrieval["reranked_count"] == 2
+    assert body["results"][0]["document_version"]["document_id"] == "travel"
+    assert body["results"][0]["content_evidence"]["items"][0]["scores"]["rerank"] == 2.0
+
+
+def test_rerank_without_a_reranker_says_so(tmp_path: Path) -> None:
+    with running_service(tmp_path, fake_models()) as svc:
+        svc.ingest("a.txt", "budget", document_id="a")
+        body = svc.search(query="budget", rerank=True).json()
+        assert body["meta"]["retrieval"]["reranked"] is False
+        assert "no reranker is installed" in body["meta"]["warnings"][0]
+
+
+@pytest.mark.parametrize("query", [
+    '"budget" AND (report OR -travel)', "budget:report^2 ~ *?", "💸 budget 📈",
+    "x" * 2000, "SELECT * FROM chunks; --", "\\u0000 \x00 budget", "a b c",
+])
+def test_query_syntax_never_breaks_a_search(svc: Service, query: str) -> None:
+    r = svc.search(query=query)
+    assert r.status_code == 200, r.text
+
+
+def _corpus(svc: Service) -> None:
+    # BM25's IDF needs a few documents: alone, a term's IDF is ln(1 + 0.5/1.5) = 0.29 and no
+    # chunk passes the 1.0 floor.
+    svc.ingest("a.txt", "Invoice PO-2231 was paid.", document_id="a")
+    svc.ingest("b.txt", "Travel expenses are reimbursed.", document_id="b")
+    svc.ingest("c.txt", "Sick leave is unlimited.", document_id="c")
+
+
+def test_slow_embedding_model_degrades_to_keywords_with_a_warning(tmp_path: Path) -> None:
+    from tests.conftest import make_settings
+
+    settings = make_settings(tmp_path)
+    settings.search.embed_timeout_s = 0.05
+    with running_service(tmp_path, fake_models(dense=FakeDense(delay_s=0.5)),
+                         settings=settings) as svc:
+        _corpus(svc)
+        body = svc.search(query="PO-2231").json()
+        assert [r["document_version"]["document_id"] for r in body["results"]] == ["a"]
+        assert body["meta"]["warnings"] == [
+            "embedding model did not answer within 0.05 s: results by keywords only"]
+        r = svc.search(query="PO-2231", alpha=1.0)
+        assert r.status_code == 503
+        assert r.json()["error"]["code"] == "EMBEDDING_MODEL_UNAVAILABLE"
+
+
+def test_no_embedding_model_keyword_search_still_works(tmp_path: Path) -> None:
+    with running_service(tmp_path, fake_models(no_dense=True)) as svc:
+        _corpus(svc)
+        assert svc.search(query="PO-2231", alpha=0.0).json()["meta"]["warnings"] == []
+        hybrid = svc.search(query="PO-2231").json()
+        assert hybrid["results"][0]["document_version"]["document_id"] == "a"
+        assert "results by keywords only" in hybrid["meta"]["warnings"][0]
+        assert svc.search(query="PO-2231", alpha=1).status_code == 503
+
+
+def test_empty_index_warns(tmp_path: Path) -> None:
+    with running_service(tmp_path, fake_models()) as svc:
+        body = svc.search(query="anything").json()
+        assert body["results"] == [] and body["meta"]["total"] == 0
+        assert body["meta"]["warnings"][0].startswith("nothing is indexed yet")

@@ -1,0 +1,129 @@
+"""Integration: the real packaged models and the real embedded engine, offline."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from tests.service import Service, running_service
+
+pytestmark = pytest.mark.integration
+
+HANDBOOK = """# Employee Handbook
+
+## Leave policy
+
+### Vacation
+
+Every full-time employee receives 25 days of paid vacation per calendar year. Unused days
+may be carried over until March 31.
+
+### Sick leave
+
+Sick leave is granted with a doctor's note after three days of absence.
+
+## Expenses
+
+Travel expenses are reimbursed within 30 days of submission.
+"""
+
+DOCS = {
+    "handbook": ("handbook.md", HANDBOOK),
+    "po-2231": ("po-2231.txt", "Invoice for purchase order PO-2231.\nSupplier: Acme Corporation."
+                               "\nAmount due: $10,000, paid from checking account ACCT-998877."),
+    "po-7781": ("po-7781.txt", "Invoice for purchase order PO-7781.\nSupplier: Globex Ltd."
+                               "\nAmount due: $2,400 for office chairs."),
+    "po-2213": ("po-2213.txt", "Purchase order PO-2213 covers printer paper and toner."),
+    "security": ("security.html", "<html><head><title>Security</title></head><body><h1>"
+                 "Passwords</h1><p>Rotate passwords every ninety days.</p></body></html>"),
+}
+
+
+def _pdf(pages: list[str]) -> bytes:
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf)
+    for text in pages:
+        c.drawString(72, 720, text)
+        c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+@pytest.fixture(scope="module")
+def svc(tmp_path_factory: pytest.TempPathFactory, real_models) -> Service:  # type: ignore[no-untyped-def]
+    with running_service(tmp_path_factory.mktemp("real"), real_models, entities=True) as s:
+        for doc_id, (name, text) in DOCS.items():
+            s.ingest(name, text, document_id=doc_id)
+        s.ingest("report.pdf", _pdf(["Quarterly overview.",
+                                     "The Apollo budget report shows a deficit."]),
+                 document_id="report")
+        yield s
+
+
+def _ids(body: dict) -> list[str]:
+    return [r["document_version"]["document_id"] for r in body["results"]]
+
+
+def test_an_exact_code_is_found_by_words(svc: Service) -> None:
+    for alpha in (0.0, 0.5):
+        body = svc.search(query="PO-2231", alpha=alpha, explain=True).json()
+        assert _ids(body)[0] == "po-2231", (alpha, _ids(body))
+    spans = svc.search(query="PO-2231").json()["results"][0]["content_evidence"]["items"][0][
+        "literal_spans"]
+    assert [s["text"] for s in spans] == ["PO", "2231"]
+
+
+def test_a_paraphrase_is_found_by_meaning(svc: Service) -> None:
+    for alpha in (1.0, 0.5):
+        body = svc.search(query="how many holidays do I get", alpha=alpha).json()
+        assert _ids(body)[0] == "handbook", (alpha, _ids(body))
+        item = body["results"][0]["content_evidence"]["items"][0]
+        assert "25 days of paid vacation" in item["text"]
+        assert item["heading_path"] == ["Employee Handbook", "Leave policy", "Vacation"]
+        assert item["line_start"] is not None
+
+
+def test_pdf_evidence_cites_its_page(svc: Service) -> None:
+    body = svc.search(query="Apollo budget report deficit").json()
+    assert _ids(body)[0] == "report"
+    assert body["results"][0]["content_evidence"]["items"][0]["page"] == 2
+
+
+def test_entities_are_stored_with_each_chunk(svc: Service) -> None:
+    from app.store import ChunkFilter
+    from app.registry import clients as reg
+    from app.registry.database import transaction
+
+    with transaction(svc.runtime.sessions) as s:
+        client_id = reg.client_for_key(s, secret=svc.key).id
+    [hit] = svc.runtime.store.scroll(ChunkFilter(client_id, document_ids=("po-2231",)))
+    entities = hit.payload["entities"]
+    assert entities["account_numbers"] == ["ACCT-998877"]
+    assert entities["account_types"] == ["checking"]
+    assert "$10,000" in entities["monetary_amounts"]
+
+
+def test_superseded_and_other_clients_never_appear(svc: Service) -> None:
+    other = svc.new_client("other-co")
+    svc.ingest("leak.txt", "Invoice PO-2231 duplicate held by another client.",
+               document_id="leak", key=other)
+    svc.ingest("po-2213.txt", "Purchase order PO-2213 was cancelled.", document_id="po-2213")
+    body = svc.search(query="PO-2231 printer paper toner", alpha=0.5, limit=20).json()
+    assert "leak" not in _ids(body)
+    versions = {(r["document_version"]["document_id"], r["document_version"]["version_id"])
+                for r in body["results"]}
+    assert ("po-2213", "v1") not in versions
+    cancelled = svc.search(query="cancelled", alpha=0.0).json()
+    assert [r["document_version"] for r in cancelled["results"]] == [
+        {"document_id": "po-2213", "version_id": "v2"}]
+
+
+def test_meta_reports_timings_for_real(svc: Service) -> None:
+    meta = svc.search(query="travel reimbursement", rerank=True).json()["meta"]
+    assert meta["timings"]["embed"] > 0 and meta["timings"]["total"] >= meta["timings"]["embed"]
+    assert meta["retrieval"]["reranked"] is False  # the offline profile has no reranker
+    assert any("no reranker" in w for w in meta["warnings"])

@@ -1,0 +1,114 @@
+"""Extraction keeps pages, lines and headings, and fails clearly on unreadable files."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from app.errors import ExtractionError
+from ingest.extract import extract
+
+
+def _pdf(pages: list[str], password: str | None = None) -> bytes:
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf)
+    for text in pages:
+        if text:
+            c.drawString(72, 720, text)
+        c.showPage()
+    c.save()
+    data = buf.getvalue()
+    if password:
+        from pypdf import PdfReader, PdfWriter
+
+        writer = PdfWriter()
+        for page in PdfReader(io.BytesIO(data)).pages:
+            writer.add_page(page)
+        writer.encrypt(password)
+        out = io.BytesIO()
+        writer.write(out)
+        data = out.getvalue()
+    return data
+
+
+def test_pdf_keeps_page_numbers_and_warns_about_pages_without_text() -> None:
+    result = extract("pdf", _pdf(["First page text.", "", "Third page text."]), "r.pdf")
+    assert [(b.page, b.text) for b in result.blocks] == [(1, "First page text."),
+                                                         (3, "Third page text.")]
+    assert result.page_count == 3
+    assert result.warnings == ["page 2 has no text layer (scanned image?); OCR is not "
+                               "available, so it is not searchable"]
+
+
+def test_encrypted_pdf_is_a_permanent_clear_failure() -> None:
+    with pytest.raises(ExtractionError) as err:
+        extract("pdf", _pdf(["secret"], password="pw"), "locked.pdf")
+    assert err.value.code == "PDF_ENCRYPTED" and "encrypted" in err.value.message
+
+
+def test_corrupt_pdf_and_pdf_without_any_text() -> None:
+    with pytest.raises(ExtractionError) as err:
+        extract("pdf", b"%PDF-1.7 garbage", "bad.pdf")
+    assert err.value.code == "PDF_CORRUPT"
+    with pytest.raises(ExtractionError, match="no text could be extracted; page 1 has no text"):
+        extract("pdf", _pdf([""]), "scan.pdf")
+
+
+def test_markdown_keeps_heading_path_and_line_numbers() -> None:
+    md = b"# Handbook\n\nIntro line.\n\n## Leave\n\n### Vacation\n\n25 days of paid vacation.\nMore.\n"
+    result = extract("md", md, "h.md")
+    assert result.title == "Handbook"
+    assert [(b.text, b.line_start, b.line_end, b.heading_path) for b in result.blocks] == [
+        ("Intro line.", 3, 3, ("Handbook",)),
+        ("25 days of paid vacation.\nMore.", 9, 10, ("Handbook", "Leave", "Vacation")),
+    ]
+
+
+def test_text_paragraphs_keep_line_ranges_and_odd_encodings_survive() -> None:
+    result = extract("txt", "one\ntwo\n\n\nthree\n".encode(), "a.txt")
+    assert [(b.text, b.line_start, b.line_end) for b in result.blocks] == [
+        ("one\ntwo", 1, 2), ("three", 5, 5)]
+    latin = extract("txt", "café crème".encode("latin-1"), "l.txt")
+    assert latin.blocks[0].text == "café crème"
+
+
+def test_html_headings_and_blocks() -> None:
+    html = (b"<html><head><title>Notes</title><script>var x</script></head><body>"
+            b"<h1>Security</h1><h2>Passwords</h2><p>Rotate them.</p><ul><li>Use a manager"
+            b"</li></ul><h2>Keys</h2><table><tr><td>Key A</td></tr></table></body></html>")
+    result = extract("html", html, "n.html")
+    assert result.title == "Notes"
+    assert [(b.text, b.heading_path) for b in result.blocks] == [
+        ("Rotate them.", ("Security", "Passwords")), ("Use a manager", ("Security", "Passwords")),
+        ("Key A", ("Security", "Keys"))]
+
+
+def test_docx_headings_paragraphs_and_tables() -> None:
+    import docx
+
+    d = docx.Document()
+    d.add_heading("Onboarding", 1)
+    d.add_paragraph("Meet your mentor.")
+    d.add_heading("Accounts", 2)
+    table = d.add_table(rows=1, cols=2)
+    table.rows[0].cells[0].text, table.rows[0].cells[1].text = "ACCT-998877", "savings"
+    buf = io.BytesIO()
+    d.save(buf)
+    result = extract("docx", buf.getvalue(), "o.docx")
+    assert result.title == "Onboarding"
+    assert [(b.text, b.heading_path) for b in result.blocks] == [
+        ("Meet your mentor.", ("Onboarding",)),
+        ("ACCT-998877 | savings", ("Onboarding", "Accounts"))]
+
+
+def test_corrupt_docx_and_empty_files() -> None:
+    with pytest.raises(ExtractionError) as err:
+        extract("docx", b"PK\x03\x04 not a zip really", "x.docx")
+    assert err.value.code == "DOCX_CORRUPT"
+    with pytest.raises(ExtractionError, match="empty"):
+        extract("txt", b"", "e.txt")
+    with pytest.raises(ExtractionError, match="no text"):
+        extract("txt", b"   \n\n  ", "blank.txt")

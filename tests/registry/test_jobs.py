@@ -1,0 +1,125 @@
+"""Job claiming, leases, retries and failure on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+
+from sqlalchemy import update
+
+from app.registry import clients as reg
+from app.registry import documents as docs
+from app.registry import jobs
+from app.registry.database import transaction
+from app.registry.tables import DocumentVersion, IngestionJob, utcnow
+
+
+def _queue(sessions, n: int = 1, max_attempts: int = 3) -> list[str]:  # type: ignore[no-untyped-def]
+    with transaction(sessions) as s:
+        client, _ = reg.create_client(s, name="c")
+        ids = []
+        for i in range(n):
+            up = docs.register_upload(
+                s, client_id=client.id, document_id=f"d{i}", kind="txt", filename="a.txt",
+                mime_type="text/plain", content=b"x", sha256=f"{i:064d}",
+                canonical_metadata={}, source=None, path=None, max_attempts=max_attempts)
+            ids.append(up.job.id)
+    return ids
+
+
+def test_claim_takes_a_queued_job_once_and_marks_the_version_indexing(sessions) -> None:
+    (job_id,) = _queue(sessions)
+    with transaction(sessions) as s:
+        claimed = jobs.claim_next(s, worker_id="w1", lease_s=60)
+    assert claimed is not None and claimed.job_id == job_id and claimed.attempt == 1
+    with transaction(sessions) as s:
+        assert jobs.claim_next(s, worker_id="w2", lease_s=60) is None
+        assert s.get(DocumentVersion, claimed.version_pk).state == "indexing"
+
+
+def test_concurrent_workers_never_claim_the_same_job(sessions) -> None:
+    _queue(sessions, n=12)
+    claimed: list[str] = []
+    lock = threading.Lock()
+
+    def work(name: str) -> None:
+        while True:
+            with transaction(sessions) as s:
+                job = jobs.claim_next(s, worker_id=name, lease_s=60)
+            if job is None:
+                return
+            with lock:
+                claimed.append(job.job_id)
+
+    threads = [threading.Thread(target=work, args=(f"w{i}",)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(claimed) == 12 and len(set(claimed)) == 12
+
+
+def test_a_dead_workers_job_is_claimed_again_after_its_lease(sessions) -> None:
+    (job_id,) = _queue(sessions)
+    with transaction(sessions) as s:
+        jobs.claim_next(s, worker_id="dead", lease_s=60)
+    with transaction(sessions) as s:
+        assert jobs.claim_next(s, worker_id="w2", lease_s=60) is None
+        s.execute(update(IngestionJob).values(lease_expires_at=utcnow() - timedelta(seconds=1)))
+    with transaction(sessions) as s:
+        again = jobs.claim_next(s, worker_id="w2", lease_s=60)
+    assert again is not None and again.job_id == job_id and again.attempt == 2
+    with transaction(sessions) as s:  # the dead worker's heartbeat no longer holds it
+        assert not jobs.heartbeat(s, job_id=job_id, worker_id="dead", lease_s=60, progress=0.5)
+        assert jobs.heartbeat(s, job_id=job_id, worker_id="w2", lease_s=60, progress=0.5)
+
+
+def test_retry_backs_off_exponentially_then_fails_with_the_reason(sessions) -> None:
+    (job_id,) = _queue(sessions, max_attempts=2)
+    with transaction(sessions) as s:
+        jobs.claim_next(s, worker_id="w", lease_s=60)
+    before = utcnow()
+    with transaction(sessions) as s:
+        assert jobs.retry_later(s, job_id=job_id, reason="db blip", backoff_base_s=30)
+    with transaction(sessions) as s:
+        job = s.get(IngestionJob, job_id)
+        assert job.status == "queued" and job.error == "db blip"
+        assert job.next_attempt_at >= before + timedelta(seconds=29)
+        assert jobs.claim_next(s, worker_id="w", lease_s=60) is None  # not due yet
+        job.next_attempt_at = utcnow()
+    with transaction(sessions) as s:
+        assert jobs.claim_next(s, worker_id="w", lease_s=60).attempt == 2
+    with transaction(sessions) as s:
+        assert not jobs.retry_later(s, job_id=job_id, reason="db blip", backoff_base_s=30)
+    with transaction(sessions) as s:
+        job = s.get(IngestionJob, job_id)
+        assert job.status == "failed" and "gave up after 2 attempts" in job.error
+        assert s.get(DocumentVersion, job.version_pk).state == "failed"
+
+
+def test_a_job_whose_worker_died_on_the_last_attempt_fails(sessions) -> None:
+    (job_id,) = _queue(sessions, max_attempts=1)
+    with transaction(sessions) as s:
+        jobs.claim_next(s, worker_id="dead", lease_s=60)
+        s.flush()
+        s.execute(update(IngestionJob).values(lease_expires_at=utcnow() - timedelta(seconds=1)))
+    with transaction(sessions) as s:
+        assert jobs.claim_next(s, worker_id="w2", lease_s=60) is None
+    with transaction(sessions) as s:
+        job = s.get(IngestionJob, job_id)
+        assert job.status == "failed" and "lease expired" in job.error
+
+
+def test_an_older_version_finishing_late_never_becomes_current(sessions) -> None:
+    with transaction(sessions) as s:
+        client, _ = reg.create_client(s, name="c")
+        kwargs = dict(client_id=client.id, document_id="d", kind="txt", filename="a.txt",
+                      mime_type="text/plain", canonical_metadata={}, source=None, path=None,
+                      max_attempts=3)
+        v1 = docs.register_upload(s, content=b"1", sha256="1" * 64, **kwargs).version
+        v2 = docs.register_upload(s, content=b"2", sha256="2" * 64, **kwargs).version
+        assert docs.mark_published(s, version=v2, chunk_count=1, canonical_metadata={}) == (
+            True, None)
+        assert docs.mark_published(s, version=v1, chunk_count=1, canonical_metadata={}) == (
+            False, None)
+        assert (v1.state, v2.state) == ("superseded", "published")

@@ -1,0 +1,125 @@
+"""The same behaviour from both VectorStore implementations: the embedded Qdrant Edge engine
+and qdrant-client (its local mode standing in for a Qdrant server)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.errors import ModelMismatchError
+from app.settings import QdrantSettings
+from app.store import ChunkFilter, ChunkPoint, open_store
+from app.store.base import HIDDEN, SEARCHABLE, point_id
+from tests.fakes import FakeDense, FakeSparse
+
+TEXTS = {
+    ("c1", "a", "v1"): ["budget report for apollo", "vacation policy days"],
+    ("c1", "b", "v1"): ["invoice PO-2231 paid", "budget overrun"],
+    ("c2", "x", "v1"): ["budget report of another client"],
+}
+
+
+def _settings(kind: str, tmp: Path) -> QdrantSettings:
+    if kind == "edge":
+        return QdrantSettings(path=tmp / "edge")
+    return QdrantSettings(url=f"path:{tmp / 'local'}")
+
+
+@pytest.fixture(params=["edge", "qdrant-client"])
+def store(request: pytest.FixtureRequest, tmp_path: Path):  # type: ignore[no-untyped-def]
+    s = open_store(_settings(request.param, tmp_path), dense_model="fake", dense_dim=384)
+    dense, sparse = FakeDense(), FakeSparse()
+    for (client, doc, version), texts in TEXTS.items():
+        s.upsert([ChunkPoint(
+            id=point_id(client, doc, version, i), dense=dense.embed_documents([t])[0].tolist(),
+            sparse=sparse.embed_documents([t])[0],
+            payload={"client_id": client, "document_id": doc, "version_id": version,
+                     "chunk_index": i, "text": t, "kind": "txt", "source": "",
+                     "visibility": HIDDEN}) for i, t in enumerate(texts)])
+        s.set_searchable(client_id=client, document_id=doc, version_id=version,
+                         searchable=True)
+    yield s
+    s.close()
+
+
+def _ids(hits) -> list[tuple[str, int]]:  # type: ignore[no-untyped-def]
+    return [(h.payload["document_id"], h.payload["chunk_index"]) for h in hits]
+
+
+def test_dense_query_is_filtered_by_client_inside_the_engine(store) -> None:
+    hits = store.query_dense(FakeDense().embed_query("budget report"), ChunkFilter("c1"), 10)
+    assert ("x", 0) not in _ids(hits)
+    assert _ids(hits)[0] == ("a", 0)
+    assert len(hits) == 4
+
+
+def test_sparse_query_scores_bm25_with_idf(store) -> None:
+    hits = store.query_sparse(FakeSparse().embed_query("PO-2231"), ChunkFilter("c1"), 10)
+    assert _ids(hits) == [("b", 0)]
+    assert hits[0].score > 0
+
+
+def test_hidden_versions_are_invisible_until_made_searchable(store) -> None:
+    store.set_searchable(client_id="c1", document_id="a", version_id="v1", searchable=False)
+    assert {d for d, _ in _ids(store.scroll(ChunkFilter("c1")))} == {"b"}
+    assert store.count(ChunkFilter("c1", searchable_only=False)) == 4
+    assert store.scroll(ChunkFilter("c1"))[0].payload["visibility"] == SEARCHABLE
+
+
+def test_filters_by_document_kind_and_any_of(store) -> None:
+    assert store.count(ChunkFilter("c1", document_ids=("a",))) == 2
+    assert store.count(ChunkFilter("c1", document_ids=("a", "b"))) == 4
+    assert store.count(ChunkFilter("c1", kinds=("pdf",))) == 0
+
+
+def test_delete_a_version_and_a_document(store) -> None:
+    store.delete(client_id="c1", document_id="a", version_id="v1")
+    assert store.count(ChunkFilter("c1")) == 2
+    store.delete(client_id="c1", document_id="b")
+    assert store.count(ChunkFilter("c1")) == 0
+    assert store.count(ChunkFilter("c2")) == 1  # another client's points untouched
+
+
+def test_upserting_the_same_ids_never_duplicates(store) -> None:
+    before = store.count(ChunkFilter("c1"))
+    hit = store.scroll(ChunkFilter("c1", document_ids=("a",)))[0]
+    dense = FakeDense().embed_documents(["x"])[0].tolist()
+    store.upsert([ChunkPoint(id=hit.id, dense=dense, sparse=FakeSparse().embed_query("x"),
+                             payload=hit.payload)])
+    assert store.count(ChunkFilter("c1")) == before
+
+
+@pytest.mark.parametrize("kind", ["edge", "qdrant-client"])
+def test_opening_with_another_dense_model_is_a_clear_error(kind: str, tmp_path: Path) -> None:
+    open_store(_settings(kind, tmp_path), dense_model="model-a", dense_dim=384).close()
+    with pytest.raises(ModelMismatchError) as err:
+        open_store(_settings(kind, tmp_path), dense_model="model-b", dense_dim=384)
+    assert "model-a" in err.value.message and "model-b" in err.value.message
+    assert "Re-index" in err.value.message
+
+
+def test_edge_engine_never_matches_bool_payloads(tmp_path: Path) -> None:
+    """Why visibility is a keyword: qdrant-edge-py 0.9.0 finds nothing by MatchValue(True).
+    If this starts failing, the engine was fixed and a bool flag would do."""
+    import qdrant_edge as qe
+
+    shard = qe.EdgeShard.create(str(tmp_path / "s"), qe.EdgeConfig(
+        vectors={"d": qe.EdgeVectorParams(size=2, distance=qe.Distance.Cosine)}))
+    shard.update(qe.UpdateOperation.upsert_points([qe.Point(1, {"d": [1.0, 0.0]},
+                                                            {"flag": True})]))
+    found, _ = shard.scroll(qe.ScrollRequest(limit=5, filter=qe.Filter(must=[
+        qe.FieldCondition("flag", match=qe.MatchValue(True))])))
+    assert found == []
+    shard.close()
+
+
+def test_a_second_open_of_the_embedded_engine_reports_store_locked(tmp_path: Path) -> None:
+    from app.errors import StoreLocked
+
+    first = open_store(_settings("edge", tmp_path), dense_model="m", dense_dim=384)
+    try:
+        with pytest.raises(StoreLocked):
+            open_store(_settings("edge", tmp_path), dense_model="m", dense_dim=384)
+    finally:
+        first.close()
