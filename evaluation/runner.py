@@ -1,0 +1,160 @@
+"""Ingest a BEIR corpus through the real pipeline and ask every query through the real search.
+
+Each corpus document becomes one Document Version (Markdown: its title as the heading, so the
+title goes in front of every chunk as in production). The index lives in its own data directory,
+so evaluation never touches a user's documents; pass the same ``work_dir`` again to reuse it.
+Evaluation is keyed to document ids, so it survives re-chunking and re-embedding.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.api.routes.search import answer_search
+from app.api.schemas import SearchRequest
+from app.models.loading import LoadedModels
+from app.registry import clients as reg
+from app.registry.database import transaction
+from app.registry.tables import Document
+from app.runtime import Runtime, build_runtime
+from app.search.lanes import dense_lane, sparse_lane
+from app.search.pipeline import SearchEngine
+from app.settings import DatabaseSettings, QdrantSettings, Settings
+from app.store import ChunkFilter
+from app.uploads import accept_upload
+from evaluation.beir import Dataset
+from evaluation.metrics import mrr_at_k, ndcg_at_k, percentile, recall_at_k
+
+EVAL_CLIENT = "eval"
+DEPTH = 100
+
+
+@dataclass
+class ModeResult:
+    mode: str
+    alpha: float
+    rerank: bool
+    ndcg10: float
+    recall100: float
+    mrr10: float
+    p50_ms: float
+    p95_ms: float
+
+
+@dataclass
+class LaneCalibration:
+    lane: str
+    relevant: list[float] = field(default_factory=list)
+    other: list[float] = field(default_factory=list)
+
+    def floor_keeping(self, share: float) -> float:
+        return percentile(self.relevant, 100 * (1 - share))
+
+
+def eval_settings(base: Settings, work_dir: Path) -> Settings:
+    return base.model_copy(update={
+        "data_dir": work_dir,
+        "database": DatabaseSettings(url=f"sqlite:///{work_dir}/registry.db"),
+        "qdrant": QdrantSettings(path=work_dir / "qdrant"),
+        "embedded_worker": False,
+    })
+
+
+def _doc_id(raw: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]", "-", raw).lstrip("-._")[:200] or "doc"
+
+
+def open_eval_runtime(base: Settings, work_dir: Path, models: LoadedModels | None = None
+                      ) -> tuple[Runtime, str]:
+    runtime = build_runtime(eval_settings(base, work_dir), models=models)
+    with transaction(runtime.sessions) as s:
+        try:
+            client = reg.get_client(s, name=EVAL_CLIENT)
+        except Exception:  # noqa: BLE001 - first run
+            client, _ = reg.create_client(s, name=EVAL_CLIENT)
+    return runtime, client.id
+
+
+def ingest_corpus(runtime: Runtime, client_id: str, dataset: Dataset,
+                  on_progress: Callable[[int, int], None]) -> tuple[int, float]:
+    """Upload and index every corpus document not indexed yet: (how many, seconds)."""
+    from ingest.service import build_worker
+
+    from sqlalchemy import select
+
+    with transaction(runtime.sessions) as s:
+        have = set(s.scalars(select(Document.document_id).where(
+            Document.client_id == client_id, Document.current_version_id.is_not(None))))
+    todo = [(d, t) for d, t in dataset.corpus.items() if _doc_id(d) not in have]
+    if not todo:
+        return 0, 0.0
+    started = time.perf_counter()
+    with transaction(runtime.sessions) as s:
+        for doc_id, (title, text) in todo:
+            body = f"# {title}\n\n{text}\n" if title else text
+            accept_upload(s, settings=runtime.settings.ingest, client_id=client_id,
+                          filename=f"{_doc_id(doc_id)}.md", content=body.encode(),
+                          document_id=_doc_id(doc_id), custom={}, source="eval", path=None)
+    worker = build_worker(runtime)
+    done = 0
+    while worker.run_once():
+        done += 1
+        on_progress(done, len(todo))
+    return len(todo), time.perf_counter() - started
+
+
+def _ranked_ids(session, engine: SearchEngine, client_id: str, query: str,  # type: ignore[no-untyped-def]
+                alpha: float, rerank: bool) -> list[str]:
+    answer = answer_search(session, engine, client_id=client_id,
+                           body=SearchRequest(query=query, alpha=alpha, rerank=rerank,
+                                              limit=DEPTH),
+                           default_alpha=alpha)
+    return [r.document_version.document_id for r in answer.results]
+
+
+def evaluate(runtime: Runtime, client_id: str, dataset: Dataset, modes: list[tuple[str, float,
+             bool]], engine: SearchEngine | None = None) -> list[ModeResult]:
+    engine = engine or SearchEngine(runtime.store, runtime.models, runtime.settings.search)
+    results = []
+    for name, alpha, rerank in modes:
+        ndcg, recall, mrr, times = [], [], [], []
+        with transaction(runtime.sessions) as s:
+            for qid, query in dataset.queries.items():
+                rel = {_doc_id(d): g for d, g in dataset.qrels[qid].items()}
+                t0 = time.perf_counter()
+                ranked = _ranked_ids(s, engine, client_id, query, alpha, rerank)
+                times.append((time.perf_counter() - t0) * 1000)
+                ndcg.append(ndcg_at_k(ranked, rel, 10))
+                recall.append(recall_at_k(ranked, rel, 100))
+                mrr.append(mrr_at_k(ranked, rel, 10))
+        n = len(ndcg) or 1
+        results.append(ModeResult(name, alpha, rerank, sum(ndcg) / n, sum(recall) / n,
+                                  sum(mrr) / n, percentile(times, 50), percentile(times, 95)))
+    return results
+
+
+def calibrate(runtime: Runtime, client_id: str, dataset: Dataset) -> list[LaneCalibration]:
+    """Each lane's raw scores (no floor), best chunk per document in the top 100, split into
+    judged-relevant documents and the rest."""
+    models = runtime.models
+    flt = ChunkFilter(client_id=client_id)
+    lanes = {"dense": LaneCalibration("dense"), "sparse": LaneCalibration("sparse")}
+    for qid, query in dataset.queries.items():
+        rel = {_doc_id(d) for d, g in dataset.qrels[qid].items() if g > 0}
+        results = [sparse_lane(runtime.store, models.sparse.embed_query(query), flt,
+                               depth=DEPTH, floor=float("-inf"))]
+        if models.dense is not None:
+            results.append(dense_lane(runtime.store, models.dense.embed_query(query), flt,
+                                      depth=DEPTH, floor=float("-inf")))
+        for lane in results:
+            best: dict[str, float] = {}
+            for c in lane.hits:
+                score = c.dense_score if lane.lane == "dense" else c.sparse_score
+                best[c.document_id] = max(best.get(c.document_id, float("-inf")), score or 0.0)
+            for doc, score in best.items():
+                (lanes[lane.lane].relevant if doc in rel else lanes[lane.lane].other).append(score)
+    return list(lanes.values())
