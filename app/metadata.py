@@ -34,7 +34,7 @@ def completed_metadata(metadata: dict[str, Any], *, title: str | None, page_coun
     if page_count is not None:
         document["page_count"] = page_count
     done["document"] = {k: v for k, v in document.items() if v is not None}
-    done["classification"] = {"status": "ready",
-                              "categories": metadata.get("classification", {}).get("categories", [])}
+    categories = metadata.get("classification", {}).get("categories", [])
+    done["classification"] = {"status": "ready", "categories": categories}
     done["quality"] = {"text_extraction": "native", "ocr_used": False, "warnings": warnings}
     return done

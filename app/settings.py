@@ -41,8 +41,10 @@ class ModelSettings(_Group):
     """Where the models live. The service loads only from ``dir``, never from a hub."""
 
     dir: Path = Path("./models")
-    # Batches of 16 measured faster and far lighter than fastembed's default 256 (docs/BENCHMARKS.md).
-    embed_batch_size: int = Field(16, ge=1, le=512)
+    # Measured on SciFact abstracts read whole (up to 512 tokens), 2 cores: 123 ms/text at batch
+    # 1, 185 at 4, 257 at 16 — padding to a batch's longest text costs more than batching saves
+    # (docs/BENCHMARKS.md). fastembed's default of 256 also took ~11 GB.
+    embed_batch_size: int = Field(1, ge=1, le=512)
     threads: int | None = None
 
 

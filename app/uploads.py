@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+from pathlib import PurePath
 from typing import Any
 
 from sqlalchemy.orm import Session
 
-from app.errors import BadRequest, PayloadTooLarge
+from app.errors import BadRequest, PayloadTooLarge, UnsupportedMediaType
 from app.metadata import upload_metadata
 from app.registry.documents import RegisteredUpload, register_upload, validate_document_id
 from app.settings import IngestSettings
@@ -27,16 +29,17 @@ SUPPORTED = {
 
 def detect_kind(filename: str) -> tuple[str, str]:
     """(kind, mime type) from the file name; 415 for anything we cannot read."""
-    from pathlib import PurePath
-
-    from app.errors import UnsupportedMediaType
-
     suffix = PurePath(filename).suffix.lower()
     if suffix not in SUPPORTED:
         raise UnsupportedMediaType(
             f"{filename!r}: unsupported file type '{suffix or '(none)'}'; supported: "
             + ", ".join(sorted(SUPPORTED)), details={"filename": filename})
     return SUPPORTED[suffix]
+
+
+def document_id_for(name: str) -> str:
+    """A legal document_id from a path or an outside id, stable so a re-ingest makes versions."""
+    return re.sub(r"[^A-Za-z0-9._-]", "-", name).lstrip("-._")[:200] or "document"
 
 
 def parse_metadata_field(raw: str | None) -> dict[str, Any]:

@@ -8,7 +8,6 @@ Evaluation is keyed to document ids, so it survives re-chunking and re-embedding
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,7 +24,7 @@ from app.search.lanes import dense_lane, sparse_lane
 from app.search.pipeline import SearchEngine
 from app.settings import DatabaseSettings, QdrantSettings, Settings
 from app.store import ChunkFilter
-from app.uploads import accept_upload
+from app.uploads import accept_upload, document_id_for
 from evaluation.beir import Dataset
 from evaluation.metrics import mrr_at_k, ndcg_at_k, percentile, recall_at_k
 
@@ -64,10 +63,6 @@ def eval_settings(base: Settings, work_dir: Path) -> Settings:
     })
 
 
-def _doc_id(raw: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]", "-", raw).lstrip("-._")[:200] or "doc"
-
-
 def open_eval_runtime(base: Settings, work_dir: Path, models: LoadedModels | None = None
                       ) -> tuple[Runtime, str]:
     runtime = build_runtime(eval_settings(base, work_dir), models=models)
@@ -82,14 +77,14 @@ def open_eval_runtime(base: Settings, work_dir: Path, models: LoadedModels | Non
 def ingest_corpus(runtime: Runtime, client_id: str, dataset: Dataset,
                   on_progress: Callable[[int, int], None]) -> tuple[int, float]:
     """Upload and index every corpus document not indexed yet: (how many, seconds)."""
-    from ingest.service import build_worker
-
     from sqlalchemy import select
+
+    from ingest.service import build_worker
 
     with transaction(runtime.sessions) as s:
         have = set(s.scalars(select(Document.document_id).where(
             Document.client_id == client_id, Document.current_version_id.is_not(None))))
-    todo = [(d, t) for d, t in dataset.corpus.items() if _doc_id(d) not in have]
+    todo = [(d, t) for d, t in dataset.corpus.items() if document_id_for(d) not in have]
     if not todo:
         return 0, 0.0
     started = time.perf_counter()
@@ -97,8 +92,8 @@ def ingest_corpus(runtime: Runtime, client_id: str, dataset: Dataset,
         for doc_id, (title, text) in todo:
             body = f"# {title}\n\n{text}\n" if title else text
             accept_upload(s, settings=runtime.settings.ingest, client_id=client_id,
-                          filename=f"{_doc_id(doc_id)}.md", content=body.encode(),
-                          document_id=_doc_id(doc_id), custom={}, source="eval", path=None)
+                          filename=f"{document_id_for(doc_id)}.md", content=body.encode(),
+                          document_id=document_id_for(doc_id), custom={}, source="eval", path=None)
     worker = build_worker(runtime)
     done = 0
     while worker.run_once():
@@ -124,7 +119,7 @@ def evaluate(runtime: Runtime, client_id: str, dataset: Dataset, modes: list[tup
         ndcg, recall, mrr, times = [], [], [], []
         with transaction(runtime.sessions) as s:
             for qid, query in dataset.queries.items():
-                rel = {_doc_id(d): g for d, g in dataset.qrels[qid].items()}
+                rel = {document_id_for(d): g for d, g in dataset.qrels[qid].items()}
                 t0 = time.perf_counter()
                 ranked = _ranked_ids(s, engine, client_id, query, alpha, rerank)
                 times.append((time.perf_counter() - t0) * 1000)
@@ -144,7 +139,7 @@ def calibrate(runtime: Runtime, client_id: str, dataset: Dataset) -> list[LaneCa
     flt = ChunkFilter(client_id=client_id)
     lanes = {"dense": LaneCalibration("dense"), "sparse": LaneCalibration("sparse")}
     for qid, query in dataset.queries.items():
-        rel = {_doc_id(d) for d, g in dataset.qrels[qid].items() if g > 0}
+        rel = {document_id_for(d) for d, g in dataset.qrels[qid].items() if g > 0}
         results = [sparse_lane(runtime.store, models.sparse.embed_query(query), flt,
                                depth=DEPTH, floor=float("-inf"))]
         if models.dense is not None:

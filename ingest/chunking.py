@@ -70,7 +70,7 @@ class Chunker:
                     start = cursor
                 end = start + len(piece)
                 cursor = start + 1
-                lines = [(b.line_start, b.line_end) for b, (s, e) in zip(blocks, spans)
+                lines = [(b.line_start, b.line_end) for b, (s, e) in zip(blocks, spans, strict=True)
                          if s < end and e > start and b.line_start is not None]
                 chunks.append(Chunk(
                     chunk_index=len(chunks), text=piece, page=page,

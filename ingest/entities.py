@@ -60,7 +60,7 @@ class EntityExtractor:
 
     def extract(self, texts: Sequence[str]) -> list[Entities]:
         results = []
-        for text, doc in zip(texts, self._nlp.pipe(texts, batch_size=self._batch)):
+        for text, doc in zip(texts, self._nlp.pipe(texts, batch_size=self._batch), strict=True):
             found = rule_entities(text)
             ruled = [v for values in found.values() for v in values]
             for ent in doc.ents:

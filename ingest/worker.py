@@ -56,7 +56,7 @@ class Worker:
                                      backoff_base_s=self.settings.backoff_base_s)
             log.warning("job %s: %s", job.job_id, exc.message)
             return True
-        except Exception as exc:  # noqa: BLE001 - transient until attempts run out
+        except Exception as exc:
             log.exception("job %s failed on attempt %d", job.job_id, job.attempt)
             with transaction(self.deps.sessions) as s:
                 jobs.retry_later(s, job_id=job.job_id, reason=f"{type(exc).__name__}: {exc}",
@@ -79,7 +79,7 @@ class Worker:
         while not stop.is_set():
             try:
                 busy = self.run_once()
-            except Exception:  # noqa: BLE001 - a registry hiccup must not kill the worker
+            except Exception:
                 log.exception("worker loop error")
                 busy = False
             if not busy:

@@ -11,10 +11,9 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from app.models.loading import LoadedModels, load_models  # noqa: E402
-from app.registry.database import make_engine, make_sessionmaker, migrate  # noqa: E402
-from app.settings import (DatabaseSettings, IngestSettings, QdrantSettings,  # noqa: E402
-                          Settings)
+from app.models.loading import LoadedModels, load_models
+from app.registry.database import make_engine, make_sessionmaker, migrate
+from app.settings import DatabaseSettings, IngestSettings, QdrantSettings, Settings
 
 REPO = Path(__file__).resolve().parents[1]
 MODELS_DIR = Path(os.environ.get("EVIDENCE_MODELS__DIR", REPO / "models"))
@@ -81,4 +80,4 @@ def real_models() -> LoadedModels:
     """The packaged offline models from ./models (`evidence models install` puts them there)."""
     if not (MODELS_DIR / "manifest.json").exists():
         pytest.skip(f"no models installed in {MODELS_DIR}: run `evidence models install`")
-    return load_models(MODELS_DIR, batch_size=16)
+    return load_models(MODELS_DIR, batch_size=1)

@@ -92,7 +92,7 @@ def _token_counter(tokenizer_file: Path) -> TokenCounter:
     return count
 
 
-def load_models(models_dir: Path, *, batch_size: int = 16, threads: int | None = None,
+def load_models(models_dir: Path, *, batch_size: int = 1, threads: int | None = None,
                 with_dense: bool = True) -> LoadedModels:
     """Load the manifest's models; a dense model that fails to load is recorded, not fatal
     (searches then degrade to keywords with a warning; alpha = 1 answers 503)."""

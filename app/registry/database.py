@@ -37,8 +37,9 @@ def make_engine(url: str) -> Engine:
 
 def migrate(engine: Engine) -> None:
     """Bring the schema to the newest Alembic revision."""
-    from alembic import command
     from alembic.config import Config
+
+    from alembic import command
 
     cfg = Config(str(ALEMBIC_INI))
     with engine.begin() as conn:

@@ -54,6 +54,6 @@ def rerank(query: str, fused: list[Candidate], *, reranker: Reranker | None, lim
     except Exception as exc:  # noqa: BLE001 - a failed reranker degrades, never fails a search
         return RerankOutcome(fused, False, 0, f"the reranker failed ({type(exc).__name__}): "
                              "results in the fused order")
-    scored = [replace(c, rerank_score=float(s)) for c, s in zip(head, scores)]
+    scored = [replace(c, rerank_score=float(s)) for c, s in zip(head, scores, strict=True)]
     scored.sort(key=lambda c: (-(c.rerank_score or 0.0), -c.fused, c.tie_key()))
     return RerankOutcome(scored + tail, True, len(scored), None)

@@ -6,7 +6,7 @@ from app.errors import StoreLocked
 from app.settings import QdrantSettings
 from app.store.base import ChunkFilter, ChunkPoint, StoredHit, VectorStore
 
-__all__ = ["ChunkFilter", "ChunkPoint", "StoredHit", "VectorStore", "open_store", "StoreLocked"]
+__all__ = ["ChunkFilter", "ChunkPoint", "StoreLocked", "StoredHit", "VectorStore", "open_store"]
 
 
 def open_store(settings: QdrantSettings, *, dense_model: str, dense_dim: int) -> VectorStore:

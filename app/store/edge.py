@@ -17,8 +17,17 @@ import qdrant_edge as qe
 
 from app.errors import StoreLocked
 from app.models.encoders import SparseVec
-from app.store.base import (DENSE, HIDDEN, KEYWORD_KEYS, SEARCHABLE, SPARSE, ChunkFilter,
-                            ChunkPoint, StoredHit, check_model)
+from app.store.base import (
+    DENSE,
+    HIDDEN,
+    KEYWORD_KEYS,
+    SEARCHABLE,
+    SPARSE,
+    ChunkFilter,
+    ChunkPoint,
+    StoredHit,
+    check_model,
+)
 
 
 def _filter(flt: ChunkFilter) -> qe.Filter:

@@ -12,8 +12,17 @@ from typing import Any
 from qdrant_client import QdrantClient, models
 
 from app.models.encoders import SparseVec
-from app.store.base import (DENSE, HIDDEN, KEYWORD_KEYS, SEARCHABLE, SPARSE, ChunkFilter,
-                            ChunkPoint, StoredHit, check_model)
+from app.store.base import (
+    DENSE,
+    HIDDEN,
+    KEYWORD_KEYS,
+    SEARCHABLE,
+    SPARSE,
+    ChunkFilter,
+    ChunkPoint,
+    StoredHit,
+    check_model,
+)
 
 
 def _filter(flt: ChunkFilter) -> models.Filter:

@@ -26,6 +26,7 @@ def extract(kind: str, content: bytes, filename: str) -> ExtractedText:
         raise ExtractionError(f"no extractor for kind {kind!r}")
     extracted = fn(content, filename)
     if not any(b.text.strip() for b in extracted.blocks):
+        why = "; ".join(extracted.warnings)
         raise ExtractionError(f"{filename}: no text could be extracted"
-                              + ("; " + "; ".join(extracted.warnings) if extracted.warnings else ""))
+                              + (f"; {why}" if why else ""))
     return extracted

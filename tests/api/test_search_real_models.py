@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import pytest
 
@@ -94,9 +93,9 @@ def test_pdf_evidence_cites_its_page(svc: Service) -> None:
 
 
 def test_entities_are_stored_with_each_chunk(svc: Service) -> None:
-    from app.store import ChunkFilter
     from app.registry import clients as reg
     from app.registry.database import transaction
+    from app.store import ChunkFilter
 
     with transaction(svc.runtime.sessions) as s:
         client_id = reg.client_for_key(s, secret=svc.key).id

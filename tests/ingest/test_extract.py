@@ -58,7 +58,8 @@ def test_corrupt_pdf_and_pdf_without_any_text() -> None:
 
 
 def test_markdown_keeps_heading_path_and_line_numbers() -> None:
-    md = b"# Handbook\n\nIntro line.\n\n## Leave\n\n### Vacation\n\n25 days of paid vacation.\nMore.\n"
+    md = (b"# Handbook\n\nIntro line.\n\n## Leave\n\n### Vacation\n\n"
+          b"25 days of paid vacation.\nMore.\n")
     result = extract("md", md, "h.md")
     assert result.title == "Handbook"
     assert [(b.text, b.line_start, b.line_end, b.heading_path) for b in result.blocks] == [
@@ -68,7 +69,7 @@ def test_markdown_keeps_heading_path_and_line_numbers() -> None:
 
 
 def test_text_paragraphs_keep_line_ranges_and_odd_encodings_survive() -> None:
-    result = extract("txt", "one\ntwo\n\n\nthree\n".encode(), "a.txt")
+    result = extract("txt", b"one\ntwo\n\n\nthree\n", "a.txt")
     assert [(b.text, b.line_start, b.line_end) for b in result.blocks] == [
         ("one\ntwo", 1, 2), ("three", 5, 5)]
     latin = extract("txt", "café crème".encode("latin-1"), "l.txt")

@@ -9,9 +9,21 @@ from sqlalchemy import select, tuple_
 from sqlalchemy.orm import Session
 
 from app.api.deps import PublishingClientDep, RuntimeDep, SessionDep
-from app.api.schemas import (MAX_WINDOW, ContentEvidence, ContentItem, Contribution,
-                             DocumentVersionRef, EvidenceResult, LiteralSpan, MetadataEvidence,
-                             Meta, ResultRow, RetrievalInfo, Scores, SearchRequest)
+from app.api.schemas import (
+    MAX_WINDOW,
+    ContentEvidence,
+    ContentItem,
+    Contribution,
+    DocumentVersionRef,
+    EvidenceResult,
+    LiteralSpan,
+    Meta,
+    MetadataEvidence,
+    ResultRow,
+    RetrievalInfo,
+    Scores,
+    SearchRequest,
+)
 from app.errors import BadRequest, Conflict
 from app.registry.tables import Document, DocumentVersion
 from app.search.filters import parse_filters

@@ -1,0 +1,144 @@
+"""Hybrid search latency through the service code vs (query embedding + engine), same run.
+
+Builds an embedded index of N chunks from real SciFact vectors: the first --base abstracts are
+embedded for real, then repeated with a little noise on the dense vector to reach N (sparse
+vectors and texts repeat as they are). Every chunk's version is registered and published in the
+registry, as in production, so the service's metadata lookups are real too.
+
+Per query, interleaved: the query embedding alone, the two engine queries alone (dense + BM25,
+top 100, client filter), and the whole service path (`answer_search`: embed, lanes, floors,
+fusion, grouping, registry lookup, answer model) for alpha 0.5, limit 10, no rerank.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common import SCIFACT, machine
+
+CHUNKS_PER_DOC = 5
+
+
+def build_index(runtime, client_id: str, dense: np.ndarray, sparse: list, texts: list[str],  # type: ignore[no-untyped-def]
+                size: int) -> None:
+    from sqlalchemy import insert
+
+    from app.registry.tables import Document, DocumentVersion, utcnow
+    from app.store import ChunkPoint
+    from app.store.base import SEARCHABLE, point_id
+
+    rng = np.random.default_rng(7)
+    n_docs = size // CHUNKS_PER_DOC
+    now = utcnow()
+    with runtime.engine.begin() as conn:
+        conn.execute(insert(Document), [dict(
+            client_id=client_id, document_id=f"d{i}", kind="md", source="bench", path=None,
+            version_count=1, current_version_id="v1", created_at=now, updated_at=now)
+            for i in range(n_docs)])
+        pks = dict(conn.execute(Document.__table__.select().with_only_columns(
+            Document.document_id, Document.id)).all())
+        conn.execute(insert(DocumentVersion), [dict(
+            document_pk=pks[f"d{i}"], version_id="v1", state="published", filename=f"d{i}.md",
+            mime_type="text/markdown", size_bytes=1000, content_sha256=uuid.uuid4().hex * 2,
+            canonical_metadata={"schema_version": "2", "source": {"filename": f"d{i}.md"},
+                                "custom": {}}, chunk_count=CHUNKS_PER_DOC, created_at=now,
+            published_at=now) for i in range(n_docs)])
+    batch = []
+    for i in range(size):
+        base = i % len(texts)
+        vec = dense[base] + rng.normal(0, 0.02, dense.shape[1]).astype(np.float32)
+        vec /= np.linalg.norm(vec)
+        doc = f"d{i // CHUNKS_PER_DOC}"
+        batch.append(ChunkPoint(
+            id=point_id(client_id, doc, "v1", i % CHUNKS_PER_DOC), dense=vec.tolist(),
+            sparse=sparse[base], payload={
+                "client_id": client_id, "document_id": doc, "version_id": "v1",
+                "chunk_id": f"{doc}:{i % CHUNKS_PER_DOC}", "chunk_index": i % CHUNKS_PER_DOC,
+                "text": texts[base], "title": "", "heading_path": [], "page": None,
+                "line_start": None, "line_end": None, "kind": "md", "source": "bench",
+                "entities": {}, "visibility": SEARCHABLE}))
+        if len(batch) == 1000:
+            runtime.store.upsert(batch)
+            batch = []
+    runtime.store.upsert(batch)
+
+
+def pct(values: list[float], q: float) -> float:
+    return float(np.percentile(values, q))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--base", type=int, default=2000)
+    parser.add_argument("--models", type=Path, default=Path("models"))
+    args = parser.parse_args()
+
+    from app.api.routes.search import answer_search
+    from app.api.schemas import SearchRequest
+    from app.models.loading import load_models
+    from app.registry.database import transaction
+    from app.search.pipeline import SearchEngine
+    from app.settings import Settings
+    from app.store import ChunkFilter
+    from evaluation import beir
+    from evaluation.runner import open_eval_runtime
+
+    data = beir.load(SCIFACT)
+    texts = [f"{t}\n\n{x}" for t, x in list(data.corpus.values())[: args.base]]
+    queries = list(data.queries.values())[: args.queries]
+    models = load_models(args.models)
+    assert models.dense is not None
+    t0 = time.perf_counter()
+    dense = models.dense.embed_documents(texts)
+    sparse = models.sparse.embed_documents(texts)
+    print(f"machine: {machine()}")
+    print(f"embedded {len(texts)} base texts in {time.perf_counter() - t0:.0f} s")
+    for size in (int(s) for s in args.sizes.split(",")):
+        with tempfile.TemporaryDirectory() as tmp:
+            runtime, client_id = open_eval_runtime(Settings(models={"dir": args.models}),
+                                                   Path(tmp), models=models)
+            t0 = time.perf_counter()
+            build_index(runtime, client_id, dense, sparse, texts, size)
+            print(f"\n{size:,} chunks indexed in {time.perf_counter() - t0:.0f} s")
+            engine = SearchEngine(runtime.store, models, runtime.settings.search)
+            flt = ChunkFilter(client_id=client_id)
+            embed_ms, engine_ms, service_ms = [], [], []
+            for q in queries * 2:  # the first pass warms caches; only the second is kept
+                t0 = time.perf_counter()
+                vec = models.dense.embed_query(q)
+                svec = models.sparse.embed_query(q)
+                t1 = time.perf_counter()
+                runtime.store.query_dense(vec, flt, 100)
+                runtime.store.query_sparse(svec, flt, 100)
+                t2 = time.perf_counter()
+                with transaction(runtime.sessions) as s:
+                    answer_search(s, engine, client_id=client_id,
+                                  body=SearchRequest(query=q, alpha=0.5, limit=10),
+                                  default_alpha=0.5)
+                t3 = time.perf_counter()
+                embed_ms.append((t1 - t0) * 1000)
+                engine_ms.append((t2 - t1) * 1000)
+                service_ms.append((t3 - t2) * 1000)
+            keep = len(queries)
+            embed_ms, engine_ms, service_ms = embed_ms[keep:], engine_ms[keep:], service_ms[keep:]
+            base = pct(embed_ms, 50) + pct(engine_ms, 50)
+            for label, values in (("query embedding ", embed_ms), ("engine (2 lanes)", engine_ms),
+                                  ("service search  ", service_ms)):
+                print(f"{label} p50 {pct(values, 50):7.1f} ms  p95 {pct(values, 95):7.1f}")
+            print(f"service p50 / (embed p50 + engine p50) = {pct(service_ms, 50) / base:.2f}")
+            runtime.close()
+
+
+if __name__ == "__main__":
+    main()
