@@ -78,8 +78,9 @@ def _fmt(value: float | None, rank: int | None, digits: int = 3) -> str:
 
 def print_answer(console: Console, answer: dict[str, Any]) -> None:
     meta = answer["meta"]
+    plural = "" if meta["total"] == 1 else "s"
     table = Table(title=f"{meta['query']!r}: {meta['total']}"
-                        f"{'+' if meta['total_is_lower_bound'] else ''} document versions")
+                        f"{'+' if meta['total_is_lower_bound'] else ''} document version{plural}")
     for column in ("rank", "document", "version", "page/line", "meaning", "words", "fused",
                    "rerank"):
         table.add_column(column, no_wrap=True)

@@ -1,0 +1,57 @@
+"""The CLI end to end in-process: ingest a folder, search it (real models, temp data dir)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from app.cli import app
+from app.settings import get_settings
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, real_models):  # type: ignore[no-untyped-def]
+    from tests.conftest import MODELS_DIR
+
+    monkeypatch.setenv("EVIDENCE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("EVIDENCE_DATABASE__URL", f"sqlite:///{tmp_path}/data/registry.db")
+    monkeypatch.setenv("EVIDENCE_QDRANT__PATH", str(tmp_path / "data" / "qdrant"))
+    monkeypatch.setenv("EVIDENCE_MODELS__DIR", str(MODELS_DIR))
+    get_settings.cache_clear()
+    yield tmp_path
+    get_settings.cache_clear()
+
+
+def test_ingest_a_folder_then_search_it(env: Path) -> None:
+    folder = env / "docs"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "handbook.md").write_text("# Handbook\n\nYou get 25 days of paid vacation.\n")
+    (folder / "sub" / "invoice.txt").write_text("Invoice PO-2231 is paid.")
+    (folder / "sub" / "note.txt").write_text("Printer toner is low.")
+    (folder / "broken.pdf").write_bytes(b"%PDF-1.4 broken")
+    (folder / "ignored.exe").write_bytes(b"MZ")
+    runner = CliRunner()
+    result = runner.invoke(app, ["ingest", str(folder)])
+    assert result.exit_code == 2, result.output  # one file failed, and it says which
+    assert "published 3, failed 1" in result.output
+    assert "broken.pdf" in result.output and "not a readable PDF" in result.output
+    assert (env / "data" / "initial-api-key.txt").exists()
+
+    again = runner.invoke(app, ["ingest", str(folder)])  # ids come from paths: same versions
+    assert "published 0, failed 1, unchanged 3" in again.output
+
+    found = runner.invoke(app, ["search", "how many holidays do I get", "--json"])
+    assert found.exit_code == 0, found.output
+    answer = json.loads(found.output)
+    assert answer["results"][0]["document_version"]["document_id"] == "handbook.md"
+    assert "scores" not in answer["results"][0]["content_evidence"]["items"][0]
+    table = runner.invoke(app, ["search", "PO-2231", "--alpha", "0"])
+    assert table.exit_code == 0 and "'PO-2231': 1 document version" in table.output
+
+    bad = runner.invoke(app, ["search", "   "])
+    assert bad.exit_code == 1 and "INVALID_REQUEST" in bad.output
