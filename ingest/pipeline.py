@@ -18,7 +18,7 @@ from app.metadata import completed_metadata
 from app.registry import documents as docs_registry
 from app.registry.database import transaction
 from app.registry.jobs import ClaimedJob
-from app.registry.tables import Document, DocumentVersion
+from app.registry.tables import Document, DocumentVersion, IngestionJob
 from app.store import ChunkPoint, VectorStore
 from app.store.base import HIDDEN, point_id
 from ingest.chunking import Chunk, Chunker, embedding_text
@@ -44,6 +44,17 @@ class IngestDeps:
 def ingest_version(deps: IngestDeps, job: ClaimedJob,
                    heartbeat: Callable[[float], bool]) -> int:
     """Index one claimed version and publish it; returns its chunk count."""
+
+    def still_ours(progress: float) -> None:
+        if heartbeat(progress):
+            return
+        with transaction(deps.sessions) as s:
+            gone = s.get(IngestionJob, job.job_id) is None
+        if gone:  # the document was deleted meanwhile: leave no orphan points behind
+            deps.store.delete(client_id=job.client_id, document_id=document_id,
+                              version_id=version_id)
+        raise JobLost(job.job_id)
+
     with transaction(deps.sessions) as s:
         version = s.get(DocumentVersion, job.version_pk)
         assert version is not None
@@ -56,8 +67,7 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob,
 
     extracted = extract(kind, content, filename)
     chunks = deps.chunker.chunk(extracted)
-    if not heartbeat(0.1):
-        raise JobLost(job.job_id)
+    still_ours(0.1)
     title = extracted.title or metadata["source"]["filename"]
     deps.store.delete(client_id=job.client_id, document_id=document_id, version_id=version_id)
     for start in range(0, len(chunks), WRITE_BATCH):
@@ -74,16 +84,19 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob,
                              entities=embedded.entities[i]))
             for i, c in enumerate(batch)]
         deps.store.upsert(points)
-        if not heartbeat(0.1 + 0.85 * (start + len(batch)) / len(chunks)):
-            raise JobLost(job.job_id)
+        still_ours(0.1 + 0.85 * (start + len(batch)) / len(chunks))
 
     final_metadata = completed_metadata(
         metadata, title=extracted.title, page_count=extracted.page_count,
         chunk_count=len(chunks), char_count=sum(len(b.text) for b in extracted.blocks),
         warnings=extracted.warnings, extra=extracted.extra)
+    still_ours(0.97)
     with transaction(deps.sessions) as s:
         version = s.get(DocumentVersion, job.version_pk)
-        assert version is not None
+        if version is None:  # deleted between the heartbeat and now
+            deps.store.delete(client_id=job.client_id, document_id=document_id,
+                              version_id=version_id)
+            raise JobLost(job.job_id)
         became_current, previous = docs_registry.mark_published(
             s, version=version, chunk_count=len(chunks), canonical_metadata=final_metadata)
         # Flip visibility in the store before the registry commits: if the commit fails the job

@@ -186,3 +186,31 @@ def _pdf(text: str) -> bytes:
     c.drawString(72, 720, text)
     c.save()
     return buf.getvalue()
+
+
+def test_deleting_a_document_while_its_job_runs_leaves_no_points(svc: Service) -> None:
+    """The worker notices at its next heartbeat and removes what it had written."""
+    from ingest import pipeline
+
+    body = svc.upload("a.md", "# A\n\n" + "\n\n".join(f"Paragraph {i} text." for i in range(5)),
+                      document_id="doomed").json()
+    original = pipeline.WRITE_BATCH
+    pipeline.WRITE_BATCH = 1
+    calls = {"n": 0}
+    real_upsert = svc.runtime.store.upsert
+
+    def upsert_then_delete(points):  # type: ignore[no-untyped-def]
+        real_upsert(points)
+        calls["n"] += 1
+        if calls["n"] == 1:  # a user deletes the document after the first write
+            assert svc.http.delete("/documents/doomed", headers=svc.auth()).status_code == 204
+
+    svc.runtime.store.upsert = upsert_then_delete  # type: ignore[method-assign]
+    try:
+        svc.worker.drain()
+    finally:
+        pipeline.WRITE_BATCH = original
+        svc.runtime.store.upsert = real_upsert  # type: ignore[method-assign]
+    assert svc.runtime.store.count(ChunkFilter(client_id=_client_id(svc),
+                                               searchable_only=False)) == 0
+    assert svc.http.get(f"/jobs/{body['job_id']}", headers=svc.auth()).status_code == 404
