@@ -344,6 +344,26 @@ def clients_authority(name: str, status: Annotated[str, typer.Argument(
     console.print(f"{name}: publication authority {status}")
 
 
+@clients_app.command("discovery")
+def clients_discovery(name: str, enable: Annotated[bool, typer.Option(
+        "--enable/--disable", help="turn metadata discovery on or off")] = True) -> None:
+    """Switch a client's metadata discovery (scope metadata | both need it ready)."""
+    from app.registry import clients as reg
+    from app.registry import discovery
+    from app.registry.database import transaction
+    from app.runtime import open_registry
+
+    _engine, sessions = open_registry(get_settings())
+    with transaction(sessions) as s:
+        client_id = reg.get_client(s, name=name).id
+        discovery.set_enabled(s, client_id=client_id, enabled=enable)
+    with transaction(sessions) as s:
+        ready = discovery.readiness(s, client_id=client_id)
+    console.print(f"{name}: metadata discovery {ready.state} "
+                  f"({ready.indexed}/{ready.total} published versions indexed); the worker "
+                  "(evidence serve or evidence worker) catches up")
+
+
 def main() -> None:
     app()
 

@@ -14,7 +14,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from app.api.errors import install_error_handlers
-from app.api.routes import documents, health, search
+from app.api.routes import clients, documents, health, search
 from app.runtime import Runtime, build_runtime, ensure_first_client
 from app.search.pipeline import SearchEngine
 from app.settings import Settings
@@ -59,6 +59,6 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
                   description="Document-version search: hybrid dense + BM25 retrieval over "
                               "Qdrant, answering with Evidence Results.")
     install_error_handlers(app)
-    for module in (documents, search, health):
+    for module in (documents, search, clients, health):
         app.include_router(module.router)
     return app

@@ -31,7 +31,8 @@ def peer(models, data, tmp: Path) -> dict[str, Any]:  # type: ignore[no-untyped-
     from llama_index.core.ingestion import IngestionPipeline
     from llama_index.core.node_parser import SentenceSplitter
     from llama_index.vector_stores.qdrant import QdrantVectorStore
-    from qdrant_client import QdrantClient, models as qm
+    from qdrant_client import QdrantClient
+    from qdrant_client import models as qm
 
     dense = models.dense._model  # the same fastembed TextEmbedding
 

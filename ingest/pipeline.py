@@ -14,12 +14,15 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.leaves import leaves_of, merge_entities
 from app.metadata import completed_metadata
+from app.registry import discovery
 from app.registry import documents as docs_registry
 from app.registry.database import transaction
 from app.registry.jobs import ClaimedJob
 from app.registry.tables import Document, DocumentVersion, IngestionJob
 from app.store import ChunkPoint, VectorStore
+from app.search.filters import payload_meta
 from app.store.base import HIDDEN, point_id
 from ingest.chunking import Chunk, Chunker, embedding_text
 from ingest.embedding import BatchEmbedder
@@ -69,6 +72,12 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob,
     chunks = deps.chunker.chunk(extracted)
     still_ours(0.1)
     title = extracted.title or metadata["source"]["filename"]
+    final_metadata = completed_metadata(
+        metadata, title=extracted.title, page_count=extracted.page_count,
+        chunk_count=len(chunks), char_count=sum(len(b.text) for b in extracted.blocks),
+        warnings=extracted.warnings, extra=extracted.extra)
+    meta, meta_bool = payload_meta(leaves_of(final_metadata, None))
+    version_entities: list[dict[str, list[str]]] = []
     deps.store.delete(client_id=job.client_id, document_id=document_id, version_id=version_id)
     for start in range(0, len(chunks), WRITE_BATCH):
         batch = chunks[start:start + WRITE_BATCH]
@@ -81,15 +90,12 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob,
             sparse=embedded.sparse[i],
             payload=_payload(c, client_id=job.client_id, document_id=document_id,
                              version_id=version_id, kind=kind, source=source, title=title,
-                             entities=embedded.entities[i]))
+                             entities=embedded.entities[i], meta=meta, meta_bool=meta_bool))
             for i, c in enumerate(batch)]
+        version_entities.extend(embedded.entities)
         deps.store.upsert(points)
         still_ours(0.1 + 0.85 * (start + len(batch)) / len(chunks))
 
-    final_metadata = completed_metadata(
-        metadata, title=extracted.title, page_count=extracted.page_count,
-        chunk_count=len(chunks), char_count=sum(len(b.text) for b in extracted.blocks),
-        warnings=extracted.warnings, extra=extracted.extra)
     still_ours(0.97)
     with transaction(deps.sessions) as s:
         version = s.get(DocumentVersion, job.version_pk)
@@ -97,8 +103,14 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob,
             deps.store.delete(client_id=job.client_id, document_id=document_id,
                               version_id=version_id)
             raise JobLost(job.job_id)
+        version.entities = merge_entities(version_entities)
         became_current, previous = docs_registry.mark_published(
             s, version=version, chunk_count=len(chunks), canonical_metadata=final_metadata)
+        if discovery.is_enabled(s, client_id=job.client_id):  # discovery keeps up
+            if became_current:
+                discovery.index_version(s, client_id=job.client_id, version=version)
+            if previous is not None:
+                discovery.drop_version(s, version=previous)
         # Flip visibility in the store before the registry commits: if the commit fails the job
         # is retried and publishes again, so the two converge.
         if became_current:
@@ -112,7 +124,8 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob,
 
 
 def _payload(chunk: Chunk, *, client_id: str, document_id: str, version_id: str, kind: str,
-             source: str | None, title: str, entities: dict[str, list[str]]) -> dict:
+             source: str | None, title: str, entities: dict[str, list[str]],
+             meta: dict, meta_bool: dict) -> dict:
     return {
         "client_id": client_id, "document_id": document_id, "version_id": version_id,
         "chunk_id": f"{document_id}:{chunk.chunk_index}", "chunk_index": chunk.chunk_index,
@@ -120,4 +133,6 @@ def _payload(chunk: Chunk, *, client_id: str, document_id: str, version_id: str,
         "page": chunk.page, "line_start": chunk.line_start, "line_end": chunk.line_end,
         "char_start": chunk.char_start, "char_end": chunk.char_end, "kind": kind,
         "source": source or "", "entities": entities, "visibility": HIDDEN,
+        # the version's metadata, for exact filters inside the engine (app/search/filters.py)
+        "meta": meta, "meta_bool": meta_bool,
     }

@@ -14,13 +14,14 @@ import threading
 import uuid
 
 from app.errors import ServiceError
-from app.registry import jobs
+from app.registry import discovery, jobs
 from app.registry.database import transaction
 from app.settings import IngestSettings
 from ingest.pipeline import IngestDeps, JobLost, ingest_version
 
 log = logging.getLogger(__name__)
 PERMANENT_CODES_HTTP = range(400, 500)
+DISCOVERY_BATCH = 200  # versions indexed per transaction while catching up
 
 
 class Worker:
@@ -31,11 +32,12 @@ class Worker:
         self.wake = threading.Event()
 
     def run_once(self) -> bool:
-        """Process one due job; False when none was due."""
+        """Process one due job, or else a batch of metadata discovery; False when idle."""
         with transaction(self.deps.sessions) as s:
             job = jobs.claim_next(s, worker_id=self.worker_id, lease_s=self.settings.lease_s)
         if job is None:
-            return False
+            with transaction(self.deps.sessions) as s:
+                return discovery.catch_up(s, limit=DISCOVERY_BATCH) > 0
 
         def heartbeat(progress: float) -> bool:
             with transaction(self.deps.sessions) as s:

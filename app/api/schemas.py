@@ -90,7 +90,8 @@ class ContentEvidence(BaseModel):
 class MetadataItem(BaseModel):
     key: str
     value: Any
-    match: str
+    match: Literal["exact", "identifier", "number", "date", "all_words", "some_words"]
+    spans: list[LiteralSpan] = Field(default_factory=list)
 
 
 class MetadataEvidence(BaseModel):

@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     DateTime,
     Float,
     ForeignKey,
@@ -110,6 +111,9 @@ class DocumentVersion(Base):
     chunk_count: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     published_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    # The union of the entities found in its chunks (leaves under entities.<group>).
+    entities: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    leaves_indexed: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
 class VersionContent(Base):
@@ -141,3 +145,27 @@ class IngestionJob(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(nullable=True)
+
+
+class MetadataDiscovery(Base):
+    """A client's opt-in to metadata discovery (scope metadata | both)."""
+
+    __tablename__ = "metadata_discovery"
+    client_id: Mapped[str] = mapped_column(
+        ForeignKey("clients.id", ondelete="CASCADE"), primary_key=True)
+    enabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class MetadataLeaf(Base):
+    """One typed leaf of a published, current version of a client with discovery enabled."""
+
+    __tablename__ = "metadata_leaves"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    client_id: Mapped[str] = mapped_column(ForeignKey("clients.id", ondelete="CASCADE"))
+    version_pk: Mapped[int] = mapped_column(
+        ForeignKey("document_versions.id", ondelete="CASCADE"), index=True)
+    key: Mapped[str] = mapped_column(String(300))
+    type: Mapped[str] = mapped_column(String(16))
+    value: Mapped[Any] = mapped_column(JSON)
+    value_folded: Mapped[str] = mapped_column(Text)

@@ -1,42 +1,143 @@
-"""Exact filters → a ChunkFilter applied inside the engine query.
+"""Exact filters → a ChunkFilter applied inside the engine query (and the metadata lane).
 
-Reserved keys address the version itself: ``document_id``, ``version_id``, ``kind``,
-``source``. A value is a string or a list of strings (any of); strings compare exactly as
-stored (case-sensitive). Filters narrow the candidates and never change rank. Metadata keys
-(dotted, e.g. ``custom.project``) are not filterable yet and answer 422 naming the key.
+Keys: the reserved ``document_id``, ``version_id``, ``kind``, ``source`` address the version
+itself; any other key is a dotted metadata key (``custom.project``, ``document.page_count``,
+``entities.account_numbers``). A value is a string, number or boolean, or a list of them (any
+of). Equality is type-sensitive (``"12"`` is not ``12``; ``12`` equals ``12.0``); strings
+compare exactly as stored, case and accents included. Entity filters keep the chunks that
+mention the entity. Filters narrow the candidates and never change rank.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from app.errors import BadRequest
+from app.leaves import GROUPS, KEY_RE, STANDARD_TYPES, Leaf, value_type
 from app.store import ChunkFilter
+from app.store.base import Alternatives
 
 RESERVED = ("document_id", "version_id", "kind", "source")
 KINDS = ("pdf", "docx", "html", "md", "txt")
+Scalar = str | int | float | bool
 
 
-def parse_filters(filters: dict[str, Any], *, client_id: str
-                  ) -> tuple[ChunkFilter, dict[str, list[str]]]:
-    """(the engine filter, the filters echoed normalised: every value a sorted list)."""
-    applied: dict[str, list[str]] = {}
+def _bad(key: str, message: str) -> BadRequest:
+    return BadRequest(f"filter {key!r}: {message}", code="INVALID_FILTER", details={"key": key})
+
+
+def _filter_type(value: Any) -> str | None:
+    """The leaf type a filter value can equal: dates are strings compared as stored."""
+    kind = value_type(value)
+    return "string" if kind == "date" else kind
+
+
+def parse_filters(filters: Mapping[str, Any], *, client_id: str,
+                  key_types: Mapping[str, set[str]] | None = None
+                  ) -> tuple[ChunkFilter, dict[str, list[Scalar]]]:
+    """(the engine filter, the filters echoed normalised: every value a list).
+
+    ``key_types`` are the types discovery has seen per key; with them a value of a type the
+    key never holds is a 422 (without them, only the service's own keys are checked).
+    """
+    applied: dict[str, list[Scalar]] = {}
+    reserved: dict[str, tuple[str, ...]] = {}
+    metadata: list[Alternatives] = []
     for key, value in filters.items():
-        if key not in RESERVED:
-            raise BadRequest(
-                f"filter key {key!r} is not supported: filter on {', '.join(RESERVED)}",
-                code="INVALID_FILTER", details={"key": key})
         values = value if isinstance(value, list) else [value]
-        if not values or not all(isinstance(v, str) and v for v in values):
-            raise BadRequest(f"filter {key!r} takes a non-empty string or a list of them",
-                             code="INVALID_FILTER", details={"key": key})
-        if key == "kind" and (bad := [v for v in values if v not in KINDS]):
-            raise BadRequest(f"filter 'kind' has unknown kind(s) {bad}; kinds are "
-                             f"{', '.join(KINDS)}", code="INVALID_FILTER", details={"key": key})
-        applied[key] = sorted(set(values))
+        if not values:
+            raise _bad(key, "an empty list matches nothing; leave the key out instead")
+        if key in RESERVED:
+            if not all(isinstance(v, str) and v for v in values):
+                raise _bad(key, "takes a non-empty string or a list of them")
+            if key == "kind" and (bad := [v for v in values if v not in KINDS]):
+                raise _bad(key, f"unknown kind(s) {bad}; kinds are {', '.join(KINDS)}")
+            reserved[key] = tuple(sorted(set(values)))
+            applied[key] = list(reserved[key])
+            continue
+        if not KEY_RE.match(key):
+            raise _bad(key, "is not a key: use a reserved key (" + ", ".join(RESERVED)
+                       + ") or a dotted metadata key such as custom.project")
+        group = key.split(".", 1)[0]
+        if group not in GROUPS:
+            raise _bad(key, f"unknown group {group!r}; groups are {', '.join(GROUPS)}")
+        types = {_filter_type(v) for v in values}
+        if None in types:
+            raise _bad(key, "values must be strings, numbers or booleans")
+        known = set(key_types.get(key, ())) if key_types else set()
+        if key in STANDARD_TYPES:
+            known.add(STANDARD_TYPES[key])
+        known = {"string" if t == "date" else t for t in known}
+        if group == "entities":
+            known.add("string")
+        if known and not types <= known:
+            raise _bad(key, f"holds {' or '.join(sorted(known))} values, not "
+                            f"{' or '.join(sorted(t for t in types if t))}")
+        applied[key] = list(values)
+        metadata.extend(_conditions(key, values))
     flt = ChunkFilter(client_id=client_id,
-                      document_ids=tuple(applied.get("document_id", ())),
-                      version_ids=tuple(applied.get("version_id", ())),
-                      kinds=tuple(applied.get("kind", ())),
-                      sources=tuple(applied.get("source", ())))
+                      document_ids=reserved.get("document_id", ()),
+                      version_ids=reserved.get("version_id", ()),
+                      kinds=reserved.get("kind", ()), sources=reserved.get("source", ()),
+                      metadata=tuple(metadata))
     return flt, applied
+
+
+def _conditions(key: str, values: list[Scalar]) -> list[Alternatives]:
+    """Payload paths and values: entities are chunk payload, the rest the version's ``meta``
+    tree; booleans go through ``meta_bool`` as "true"/"false" (qdrant-edge-py 0.9.0 never
+    matches a bool payload), so ``True`` never equals the string "true"."""
+    bools = tuple("true" if v else "false" for v in values if isinstance(v, bool))
+    others = tuple(v for v in values if not isinstance(v, bool))
+    path = key if key.startswith("entities.") else f"meta.{key}"
+    alternatives: list[tuple[str, tuple[Scalar, ...]]] = []
+    if others:
+        alternatives.append((path, others))
+    if bools:
+        alternatives.append((f"meta_bool.{key}", bools))
+    return [tuple(alternatives)]
+
+
+def leaf_matches(leaves: list[Leaf], applied: Mapping[str, list[Scalar]]) -> bool:
+    """The same semantics over a version's leaves (the metadata lane filters this way)."""
+    for key, values in applied.items():
+        if key in RESERVED:
+            continue
+        wanted = {(_norm_type(v), _norm_value(v)) for v in values}
+        if not any((_norm_type(leaf.value), _norm_value(leaf.value)) in wanted
+                   for leaf in leaves if leaf.key == key):
+            return False
+    return True
+
+
+def _norm_type(v: Any) -> str:
+    return "boolean" if isinstance(v, bool) else "number" if isinstance(v, (int, float)) \
+        else "string"
+
+
+def _norm_value(v: Any) -> Any:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+
+
+def payload_meta(leaves: list[Leaf]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The ``meta`` and ``meta_bool`` payload trees a chunk carries for metadata filters."""
+    meta: dict[str, Any] = {}
+    meta_bool: dict[str, Any] = {}
+    for leaf in leaves:
+        if leaf.key.startswith("entities."):
+            continue
+        target = meta_bool if leaf.type == "boolean" else meta
+        value = ("true" if leaf.value else "false") if leaf.type == "boolean" else leaf.value
+        *parents, last = leaf.key.split(".")
+        node = target
+        for part in parents:
+            node = node.setdefault(part, {})
+        existing = node.get(last)
+        if existing is None:
+            node[last] = value
+        elif isinstance(existing, list):
+            existing.append(value)
+        else:
+            node[last] = [existing, value]
+    return meta, meta_bool

@@ -40,6 +40,7 @@ class SearchPlan:
 
 @dataclass
 class SearchOutcome:
+    versions: list[VersionHit]  # every version found, in rank order (lane-local rank = index+1)
     page: list[tuple[int, VersionHit]]  # (lane-local rank from 1, version) for this page
     total: int
     total_is_lower_bound: bool
@@ -148,6 +149,6 @@ class SearchEngine:
         page = list(enumerate(versions, start=1))[plan.offset:plan.offset + plan.limit]
         trace.timings["total"] = round((time.perf_counter() - started) * 1000, 3)
         return SearchOutcome(
-            page=page, total=total, total_is_lower_bound=lower_bound,
+            versions=versions, page=page, total=total, total_is_lower_bound=lower_bound,
             has_more=total > needed or (lower_bound and total >= needed),
             reranked=reranked, reranked_count=reranked_count, trace=trace)

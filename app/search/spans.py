@@ -3,18 +3,12 @@ folded (``configuracao`` finds ``Configuração``). Offsets index the original t
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from functools import lru_cache
 from importlib.resources import files
 
-WORD = re.compile(r"\w+", re.UNICODE)
+from app.textnorm import WORD, fold
 
-
-def fold(text: str) -> str:
-    """Lower-case and strip accents one character at a time, so offsets stay the same
-    (a character whose lower case is longer, like İ, keeps only its base letter)."""
-    return "".join(unicodedata.normalize("NFD", ch.lower())[0] for ch in text)
+__all__ = ["WORD", "fold", "literal_spans", "query_terms"]
 
 
 @lru_cache(maxsize=1)

@@ -35,6 +35,9 @@ class ChunkPoint:
     payload: dict[str, Any]
 
 
+Alternatives = tuple[tuple[str, tuple[Any, ...]], ...]
+
+
 @dataclass(frozen=True)
 class ChunkFilter:
     """Which chunks a query may see. ``searchable_only`` keeps published, current versions."""
@@ -45,18 +48,21 @@ class ChunkFilter:
     version_ids: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
-    extra: tuple[tuple[str, tuple[Any, ...]], ...] = field(default=())
+    # Each condition: alternatives of (payload path, any-of values), one of which must hold;
+    # strings match exactly, numbers by value. Two alternatives arise when one key is filtered
+    # with values of two types that live under different paths (booleans: see filters.py).
+    metadata: tuple[Alternatives, ...] = field(default=())
 
-    def conditions(self) -> list[tuple[str, tuple[Any, ...]]]:
-        """(payload key, any-of values) pairs, all of which must hold."""
-        conds: list[tuple[str, tuple[Any, ...]]] = [("client_id", (self.client_id,))]
+    def conditions(self) -> list[Alternatives]:
+        """The conditions that must all hold."""
+        conds: list[Alternatives] = [(("client_id", (self.client_id,)),)]
         if self.searchable_only:
-            conds.append(("visibility", (SEARCHABLE,)))
+            conds.append((("visibility", (SEARCHABLE,)),))
         for key, values in (("document_id", self.document_ids), ("version_id", self.version_ids),
                             ("kind", self.kinds), ("source", self.sources)):
             if values:
-                conds.append((key, values))
-        conds.extend(self.extra)
+                conds.append(((key, values),))
+        conds.extend(self.metadata)
         return conds
 
 

@@ -23,6 +23,7 @@ from app.store.base import (
     KEYWORD_KEYS,
     SEARCHABLE,
     SPARSE,
+    Alternatives,
     ChunkFilter,
     ChunkPoint,
     StoredHit,
@@ -30,15 +31,24 @@ from app.store.base import (
 )
 
 
-def _filter(flt: ChunkFilter) -> qe.Filter:
-    must = []
-    for key, values in flt.conditions():
-        if len(values) == 1:
-            match: Any = qe.MatchValue(values[0])
+def _match(key: str, value: Any) -> Any:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return qe.FieldCondition(key, range=qe.RangeFloat(gte=float(value), lte=float(value)))
+    return qe.FieldCondition(key, match=qe.MatchValue(value))
+
+
+def _condition(alternatives: Alternatives) -> Any:
+    options = []
+    for key, values in alternatives:
+        if len(values) > 1 and all(isinstance(v, str) for v in values):
+            options.append(qe.FieldCondition(key, match=qe.MatchAny(list(values))))
         else:
-            match = qe.MatchAny(list(values))
-        must.append(qe.FieldCondition(key, match=match))
-    return qe.Filter(must=must)
+            options.extend(_match(key, v) for v in values)
+    return options[0] if len(options) == 1 else qe.Filter(should=options)
+
+
+def _filter(flt: ChunkFilter) -> qe.Filter:
+    return qe.Filter(must=[_condition(alternatives) for alternatives in flt.conditions()])
 
 
 def _hits(points: list[Any]) -> list[StoredHit]:

@@ -18,6 +18,7 @@ from app.store.base import (
     KEYWORD_KEYS,
     SEARCHABLE,
     SPARSE,
+    Alternatives,
     ChunkFilter,
     ChunkPoint,
     StoredHit,
@@ -25,13 +26,24 @@ from app.store.base import (
 )
 
 
+def _match(key: str, value: Any) -> Any:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return models.FieldCondition(key=key, range=models.Range(gte=value, lte=value))
+    return models.FieldCondition(key=key, match=models.MatchValue(value=value))
+
+
+def _condition(alternatives: Alternatives) -> Any:
+    options = []
+    for key, values in alternatives:
+        if len(values) > 1 and all(isinstance(v, str) for v in values):
+            options.append(models.FieldCondition(key=key, match=models.MatchAny(any=list(values))))
+        else:
+            options.extend(_match(key, v) for v in values)
+    return options[0] if len(options) == 1 else models.Filter(should=options)
+
+
 def _filter(flt: ChunkFilter) -> models.Filter:
-    must: list[Any] = []
-    for key, values in flt.conditions():
-        match: Any = (models.MatchValue(value=values[0]) if len(values) == 1
-                      else models.MatchAny(any=list(values)))
-        must.append(models.FieldCondition(key=key, match=match))
-    return models.Filter(must=must)
+    return models.Filter(must=[_condition(alternatives) for alternatives in flt.conditions()])
 
 
 def _hits(points: list[Any]) -> list[StoredHit]:

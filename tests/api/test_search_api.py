@@ -90,7 +90,11 @@ def test_openapi_schema_of_search_names_every_contract_field(svc: Service) -> No
     ({"query": "x", "offset": 150, "limit": 51}, 422, "WINDOW_TOO_LARGE"),
     ({"query": "x", "colour": "red"}, 422, "UNKNOWN_FIELD"),
     ({"scope": "content"}, 422, "INVALID_QUERY"),
-    ({"query": "x", "filters": {"custom.project": "Apollo"}}, 422, "INVALID_FILTER"),
+    ({"query": "x", "filters": {"nope.project": "Apollo"}}, 422, "INVALID_FILTER"),
+    ({"query": "x", "filters": {"custom..project": "Apollo"}}, 422, "INVALID_FILTER"),
+    ({"query": "x", "filters": {"document.page_count": "3"}}, 422, "INVALID_FILTER"),
+    ({"query": "x", "filters": {"custom.project": {"a": 1}}}, 422, "INVALID_FILTER"),
+    ({"query": "x", "filters": {"custom.project": []}}, 422, "INVALID_FILTER"),
     ({"query": "x", "filters": {"kind": "exe"}}, 422, "INVALID_FILTER"),
     ({"query": "x", "filters": {"document_id": 12}}, 422, "INVALID_FILTER"),
     ({"query": "x", "scope": "metadata"}, 409, "METADATA_DISCOVERY_NOT_READY"),
@@ -110,7 +114,14 @@ def test_window_of_exactly_200_is_allowed(svc: Service) -> None:
 
 def test_409_carries_readiness_details(svc: Service) -> None:
     details = svc.search(query="x", scope="both").json()["error"]["details"]
-    assert details == {"scope": "both", "state": "disabled", "progress": 0.0}
+    assert details == {"scope": "both", "state": "disabled", "progress": 0.0,
+                       "indexed_versions": 0, "published_versions": 3}
+
+
+def test_422_names_the_offending_key(svc: Service) -> None:
+    error = svc.search(query="x", filters={"document.page_count": "3"}).json()["error"]
+    assert error["details"] == {"key": "document.page_count"}
+    assert error["message"] == "filter 'document.page_count': holds number values, not string"
 
 
 def test_auth_401_and_403(svc: Service) -> None:

@@ -1,7 +1,8 @@
-"""POST /search: authorise → plan → search pipeline → Evidence Result."""
+"""POST /search: authorise → plan → lanes (content | metadata) → Evidence Result."""
 
 from __future__ import annotations
 
+import time
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
@@ -19,19 +20,31 @@ from app.api.schemas import (
     LiteralSpan,
     Meta,
     MetadataEvidence,
+    MetadataItem,
     ResultRow,
     RetrievalInfo,
     Scores,
     SearchRequest,
 )
 from app.errors import BadRequest, Conflict
+from app.leaves import LeafMatch
+from app.registry import discovery
 from app.registry.tables import Document, DocumentVersion
-from app.search.filters import parse_filters
+from app.search.filters import RESERVED, parse_filters
+from app.search.metadata_lane import (
+    MAX_EVIDENCE,
+    MetadataHit,
+    fuse_versions,
+    lookup_terms,
+    rank_versions,
+)
 from app.search.pipeline import SearchEngine, SearchPlan
 from app.search.spans import literal_spans, query_terms
-from app.search.types import Candidate
+from app.search.types import Candidate, VersionHit
+from app.store import ChunkFilter
 
 router = APIRouter(tags=["search"])
+VersionKey = tuple[str, str]
 
 
 def get_search_engine(request: Request) -> SearchEngine:
@@ -41,7 +54,7 @@ def get_search_engine(request: Request) -> SearchEngine:
 SearchEngineDep = Annotated[SearchEngine, Depends(get_search_engine)]
 
 
-@router.post("/search", response_model=EvidenceResult, response_model_exclude_none=False)
+@router.post("/search", response_model=EvidenceResult)
 def search(body: SearchRequest, runtime: RuntimeDep, session: SessionDep,
            client: PublishingClientDep, engine: SearchEngineDep) -> EvidenceResult:
     """Search the caller's published, current Document Versions; one row per version."""
@@ -51,43 +64,127 @@ def search(body: SearchRequest, runtime: RuntimeDep, session: SessionDep,
 
 def answer_search(session: Session, engine: SearchEngine, *, client_id: str,
                   body: SearchRequest, default_alpha: float) -> EvidenceResult:
-    if body.scope in ("metadata", "both"):
-        raise Conflict(
-            f"scope '{body.scope}' needs Metadata Discovery Readiness for this client, which "
-            "it does not have; search scope 'content', or enable metadata discovery",
-            code="METADATA_DISCOVERY_NOT_READY",
-            details={"scope": body.scope, "state": "disabled", "progress": 0.0})
+    started = time.perf_counter()
     if body.offset + body.limit > MAX_WINDOW:
         raise BadRequest(f"offset + limit must be at most {MAX_WINDOW} (got "
                          f"{body.offset + body.limit})", code="WINDOW_TOO_LARGE",
                          details={"offset": body.offset, "limit": body.limit,
                                   "max_window": MAX_WINDOW})
-    flt, applied = parse_filters(body.filters, client_id=client_id)
+    wants_metadata = body.scope in ("metadata", "both")
+    if wants_metadata:
+        ready = discovery.readiness(session, client_id=client_id)
+        if ready.state != "ready":
+            raise Conflict(
+                f"scope '{body.scope}' needs Metadata Discovery Readiness, and this client's "
+                f"metadata discovery is {ready.state}; search scope 'content' meanwhile"
+                + ("" if ready.state == "discovering" else
+                   ", or enable discovery (POST /clients/me/metadata/discovery)"),
+                code="METADATA_DISCOVERY_NOT_READY",
+                details={"scope": body.scope, "state": ready.state, "progress": ready.progress,
+                         "indexed_versions": ready.indexed, "published_versions": ready.total})
+    key_types: dict[str, set[str]] = {}
+    for key, kind, _count in discovery.key_catalog(session, client_id=client_id):
+        key_types.setdefault(key, set()).add(kind)
+    flt, applied = parse_filters(body.filters, client_id=client_id, key_types=key_types)
     alpha = default_alpha if body.alpha is None else body.alpha
-    outcome = engine.search(SearchPlan(query=body.query, alpha=alpha, rerank=body.rerank,
-                                       offset=body.offset, limit=body.limit, filter=flt,
-                                       applied_filters=applied))
-    metadata = _canonical_metadata(session, client_id,
-                                   [(v.document_id, v.version_id) for _, v in outcome.page])
+    window = body.offset + body.limit
+
+    content: list[VersionHit] = []
+    timings: dict[str, float] = {}
+    warnings: list[str] = []
+    lower_bound, reranked, reranked_count = False, False, 0
+    if body.scope in ("content", "both"):
+        outcome = engine.search(SearchPlan(query=body.query, alpha=alpha, rerank=body.rerank,
+                                           offset=0, limit=window, filter=flt,
+                                           applied_filters=applied))
+        content, lower_bound = outcome.versions, outcome.total_is_lower_bound
+        reranked, reranked_count = outcome.reranked, outcome.reranked_count
+        timings.update(outcome.trace.timings)
+        warnings.extend(outcome.trace.warnings)
+    metadata: list[MetadataHit] = []
+    if wants_metadata:
+        t0 = time.perf_counter()
+        metadata = _metadata_lane(session, client_id, body.query, flt, applied)
+        timings["metadata"] = round((time.perf_counter() - t0) * 1000, 3)
+
+    by_content = {(v.document_id, v.version_id): v for v in content}
+    by_metadata = {(h.document_id, h.version_id): h for h in metadata}
+    if body.scope == "content":
+        ranked = [(k, {"content": i}) for i, k in enumerate(by_content, start=1)]
+    elif body.scope == "metadata":
+        ranked = [(k, {"metadata": i}) for i, k in enumerate(by_metadata, start=1)]
+    else:
+        ranked = fuse_versions(list(by_content), list(by_metadata))
+    total = len(ranked)
+    page = ranked[body.offset:window]
+    canonical = _canonical_metadata(session, client_id, [k for k, _ in page])
     terms = query_terms(body.query)
     rows = [ResultRow(
-        rank=rank,
-        document_version=DocumentVersionRef(document_id=v.document_id, version_id=v.version_id),
-        canonical_metadata=metadata.get((v.document_id, v.version_id), {}),
-        retrieval_contributions=[Contribution(lane="content", rank=rank)],
-        content_evidence=ContentEvidence(
-            items=[_item(c, terms, body.explain) for c in v.evidence], total=v.total,
-            truncated=v.truncated),
-        metadata_evidence=MetadataEvidence()) for rank, v in outcome.page]
-    timings = outcome.trace.timings
+        rank=body.offset + i,
+        document_version=DocumentVersionRef(document_id=key[0], version_id=key[1]),
+        canonical_metadata=canonical.get(key, {}),
+        retrieval_contributions=[Contribution(lane=lane, rank=r)  # type: ignore[arg-type]
+                                 for lane, r in lanes.items()],
+        content_evidence=_content_evidence(by_content.get(key), terms, body.explain),
+        metadata_evidence=_metadata_evidence(by_metadata.get(key)))
+        for i, (key, lanes) in enumerate(page, start=1)]
+    timings["total"] = round((time.perf_counter() - started) * 1000, 3)
     return EvidenceResult(results=rows, meta=Meta(
-        query=body.query, total=outcome.total, total_is_lower_bound=outcome.total_is_lower_bound,
-        offset=body.offset, limit=body.limit, has_more=outcome.has_more,
-        query_time_ms=timings.get("total", 0.0),
-        retrieval=RetrievalInfo(alpha=alpha, reranked=outcome.reranked,
-                                reranked_count=outcome.reranked_count),
-        applied_filters=applied, scope=body.scope, timings=timings,
-        warnings=outcome.trace.warnings))
+        query=body.query, total=total, total_is_lower_bound=lower_bound, offset=body.offset,
+        limit=body.limit, has_more=total > window or (lower_bound and total >= window),
+        query_time_ms=timings["total"],
+        retrieval=RetrievalInfo(alpha=alpha, reranked=reranked, reranked_count=reranked_count),
+        applied_filters=applied, scope=body.scope, timings=timings, warnings=warnings))
+
+
+def _metadata_lane(session: Session, client_id: str, query: str, flt: ChunkFilter,
+                   applied: dict) -> list[MetadataHit]:
+    words, exact = lookup_terms(query)
+    rows = discovery.candidate_leaves(session, client_id=client_id, words=words, exact=exact)
+    keys = sorted({(r.document_id, r.version_id) for r in rows})
+    allowed = (_versions_passing_reserved(session, client_id, flt, keys)
+               if any(k in RESERVED for k in applied) else None)
+    leaves = (discovery.version_leaves(session, client_id=client_id, keys=keys)
+              if any(k not in RESERVED for k in applied) else None)
+    return rank_versions(query, [(r.document_id, r.version_id, r.leaf) for r in rows],
+                         leaves, applied, allowed)
+
+
+def _versions_passing_reserved(session: Session, client_id: str, flt: ChunkFilter,
+                               keys: list[VersionKey]) -> set[VersionKey]:
+    if not keys:
+        return set()
+    query = (select(Document.document_id, DocumentVersion.version_id)
+             .join(DocumentVersion, DocumentVersion.document_pk == Document.id)
+             .where(Document.client_id == client_id,
+                    tuple_(Document.document_id, DocumentVersion.version_id).in_(keys)))
+    for column, values in ((Document.document_id, flt.document_ids),
+                           (DocumentVersion.version_id, flt.version_ids),
+                           (Document.kind, flt.kinds), (Document.source, flt.sources)):
+        if values:
+            query = query.where(column.in_(values))
+    return {(d, v) for d, v in session.execute(query)}
+
+
+def _content_evidence(hit: VersionHit | None, terms: frozenset[str],
+                      explain: bool) -> ContentEvidence:
+    if hit is None:
+        return ContentEvidence(items=[], total=0, truncated=False)
+    return ContentEvidence(items=[_item(c, terms, explain) for c in hit.evidence],
+                           total=hit.total, truncated=hit.truncated)
+
+
+def _metadata_evidence(hit: MetadataHit | None) -> MetadataEvidence:
+    if hit is None:
+        return MetadataEvidence()
+    return MetadataEvidence(items=[_leaf_item(m) for m in hit.matches[:MAX_EVIDENCE]],
+                            total=len(hit.matches), truncated=len(hit.matches) > MAX_EVIDENCE)
+
+
+def _leaf_item(m: LeafMatch) -> MetadataItem:
+    text = str(m.leaf.value)
+    return MetadataItem(key=m.leaf.key, value=m.leaf.value, match=m.match,  # type: ignore[arg-type]
+                        spans=[LiteralSpan(start=a, end=b, text=text[a:b]) for a, b in m.spans])
 
 
 def _item(c: Candidate, terms: frozenset[str], explain: bool) -> ContentItem:
@@ -103,7 +200,7 @@ def _item(c: Candidate, terms: frozenset[str], explain: bool) -> ContentItem:
 
 
 def _canonical_metadata(session: Session, client_id: str,
-                        keys: list[tuple[str, str]]) -> dict[tuple[str, str], dict]:
+                        keys: list[VersionKey]) -> dict[VersionKey, dict]:
     if not keys:
         return {}
     rows = session.execute(

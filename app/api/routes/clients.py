@@ -1,0 +1,78 @@
+"""The calling client: who it is, its metadata discovery switch and what discovery found."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, ConfigDict
+
+from app.api.deps import ClientDep, SessionDep
+from app.registry import clients as clients_registry
+from app.registry import discovery
+
+router = APIRouter(tags=["clients"])
+
+
+class DiscoveryState(BaseModel):
+    state: str
+    progress: float
+    indexed_versions: int
+    published_versions: int
+
+
+class ClientOut(BaseModel):
+    id: str
+    name: str
+    publication_authority: str
+    metadata_discovery: DiscoveryState
+
+
+class DiscoverySwitch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    enabled: bool
+
+
+class MetadataKey(BaseModel):
+    key: str
+    type: str
+    count: int
+
+
+class MetadataCatalog(DiscoveryState):
+    keys: list[MetadataKey]
+
+
+def _state(session: SessionDep, client_id: str) -> DiscoveryState:
+    r = discovery.readiness(session, client_id=client_id)
+    return DiscoveryState(state=r.state, progress=r.progress, indexed_versions=r.indexed,
+                          published_versions=r.total)
+
+
+@router.get("/clients/me", response_model=ClientOut)
+def me(session: SessionDep, client: ClientDep) -> ClientOut:
+    return ClientOut(id=client.id, name=client.name,
+                     publication_authority=clients_registry.authority_status(
+                         session, client_id=client.id),
+                     metadata_discovery=_state(session, client.id))
+
+
+@router.post("/clients/me/metadata/discovery", response_model=DiscoveryState)
+def switch_discovery(body: DiscoverySwitch, request: Request, session: SessionDep,
+                     client: ClientDep) -> DiscoveryState:
+    """Enable (or disable) metadata discovery; the worker indexes published versions' leaves
+    in the background, and scope metadata | both answer once it has caught up."""
+    discovery.set_enabled(session, client_id=client.id, enabled=body.enabled)
+    session.commit()
+    wake = getattr(request.app.state, "wake_worker", None)
+    if wake is not None:
+        wake()
+    return _state(session, client.id)
+
+
+@router.get("/clients/me/metadata", response_model=MetadataCatalog)
+def metadata_catalog(session: SessionDep, client: ClientDep) -> MetadataCatalog:
+    """The discovered metadata keys, their types and how many leaves hold each: what a caller
+    can filter on and what scope metadata searches."""
+    state = _state(session, client.id)
+    keys = [MetadataKey(key=k, type=t, count=n)
+            for k, t, n in discovery.key_catalog(session, client_id=client.id)]
+    return MetadataCatalog(**state.model_dump(), keys=keys)

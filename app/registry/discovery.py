@@ -1,0 +1,157 @@
+"""Metadata discovery: per-client opt-in indexing of the typed leaves of published versions.
+
+Enabling marks the client discovering; the worker catches up (`catch_up`) when idle, and every
+publication afterwards indexes the new version and drops the superseded one's leaves in the
+same transaction, so discovery keeps up. Ready = enabled and every published version indexed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import delete, func, insert, select
+from sqlalchemy.orm import Session
+
+from app.leaves import Leaf, leaves_of
+from app.registry.tables import Document, DocumentVersion, MetadataDiscovery, MetadataLeaf, utcnow
+from app.textnorm import fold
+
+
+@dataclass(frozen=True)
+class Readiness:
+    state: str  # disabled | discovering | ready
+    indexed: int
+    total: int
+
+    @property
+    def progress(self) -> float:
+        return round(self.indexed / self.total, 4) if self.total else 1.0
+
+
+def folded_value(leaf_type: str, value: object) -> str:
+    """The form leaves are compared in: numbers canonical, text lower-cased and accent-folded."""
+    if leaf_type == "number":
+        return repr(float(value))  # type: ignore[arg-type]
+    if leaf_type == "boolean":
+        return "true" if value else "false"
+    return fold(str(value))
+
+
+def is_enabled(session: Session, *, client_id: str) -> bool:
+    row = session.get(MetadataDiscovery, client_id)
+    return bool(row and row.enabled)
+
+
+def set_enabled(session: Session, *, client_id: str, enabled: bool) -> None:
+    row = session.get(MetadataDiscovery, client_id)
+    if row is None:
+        session.add(MetadataDiscovery(client_id=client_id, enabled=enabled))
+    else:
+        row.enabled, row.updated_at = enabled, utcnow()
+    if not enabled:  # leaves of a disabled client are not kept up, so they go
+        pks = select(DocumentVersion.id).join(Document).where(Document.client_id == client_id)
+        session.execute(delete(MetadataLeaf).where(MetadataLeaf.client_id == client_id))
+        session.query(DocumentVersion).filter(DocumentVersion.id.in_(pks)).update(
+            {DocumentVersion.leaves_indexed: False}, synchronize_session=False)
+
+
+def _published(client_id: str):  # type: ignore[no-untyped-def]
+    return (select(DocumentVersion).join(Document)
+            .where(Document.client_id == client_id, DocumentVersion.state == "published"))
+
+
+def readiness(session: Session, *, client_id: str) -> Readiness:
+    total = session.scalar(select(func.count()).select_from(
+        _published(client_id).subquery())) or 0
+    indexed = session.scalar(select(func.count()).select_from(
+        _published(client_id).where(DocumentVersion.leaves_indexed.is_(True)).subquery())) or 0
+    if not is_enabled(session, client_id=client_id):
+        return Readiness("disabled", 0, total)
+    return Readiness("ready" if indexed >= total else "discovering", indexed, total)
+
+
+def index_version(session: Session, *, client_id: str, version: DocumentVersion) -> int:
+    """(Re)write a version's leaves; returns how many."""
+    session.execute(delete(MetadataLeaf).where(MetadataLeaf.version_pk == version.id))
+    leaves = leaves_of(version.canonical_metadata or {}, version.entities)
+    if leaves:
+        session.execute(insert(MetadataLeaf), [
+            {"client_id": client_id, "version_pk": version.id, "key": leaf.key,
+             "type": leaf.type, "value": leaf.value,
+             "value_folded": folded_value(leaf.type, leaf.value)} for leaf in leaves])
+    version.leaves_indexed = True
+    return len(leaves)
+
+
+def drop_version(session: Session, *, version: DocumentVersion) -> None:
+    session.execute(delete(MetadataLeaf).where(MetadataLeaf.version_pk == version.id))
+    version.leaves_indexed = False
+
+
+def catch_up(session: Session, *, limit: int = 200) -> int:
+    """Index up to ``limit`` published versions of discovering clients; returns how many."""
+    rows = session.execute(
+        select(DocumentVersion, Document.client_id).join(Document)
+        .join(MetadataDiscovery, MetadataDiscovery.client_id == Document.client_id)
+        .where(MetadataDiscovery.enabled.is_(True), DocumentVersion.state == "published",
+               DocumentVersion.leaves_indexed.is_(False))
+        .limit(limit)).all()
+    for version, client_id in rows:
+        index_version(session, client_id=client_id, version=version)
+    return len(rows)
+
+
+def key_catalog(session: Session, *, client_id: str) -> list[tuple[str, str, int]]:
+    """(key, type, leaf count) of every discovered key, by key."""
+    rows = session.execute(
+        select(MetadataLeaf.key, MetadataLeaf.type, func.count())
+        .where(MetadataLeaf.client_id == client_id)
+        .group_by(MetadataLeaf.key, MetadataLeaf.type).order_by(MetadataLeaf.key))
+    return [(k, t, int(n)) for k, t, n in rows]
+
+
+@dataclass(frozen=True)
+class LeafRow:
+    document_id: str
+    version_id: str
+    leaf: Leaf
+
+
+def candidate_leaves(session: Session, *, client_id: str, words: list[str],
+                     exact: list[str]) -> list[LeafRow]:
+    """Leaves of published versions whose folded value holds one of ``words`` or equals one
+    of ``exact`` (numbers and whole-query forms)."""
+    conditions = [MetadataLeaf.value_folded.contains(w, autoescape=True) for w in words]
+    conditions += [MetadataLeaf.value_folded == e for e in exact]
+    if not conditions:
+        return []
+    from sqlalchemy import or_
+
+    rows = session.execute(
+        select(Document.document_id, DocumentVersion.version_id, MetadataLeaf.key,
+               MetadataLeaf.type, MetadataLeaf.value)
+        .join(DocumentVersion, MetadataLeaf.version_pk == DocumentVersion.id)
+        .join(Document, DocumentVersion.document_pk == Document.id)
+        .where(MetadataLeaf.client_id == client_id, DocumentVersion.state == "published",
+               or_(*conditions)))
+    return [LeafRow(d, v, Leaf(k, t, val)) for d, v, k, t, val in rows]
+
+
+def version_leaves(session: Session, *, client_id: str,
+                   keys: list[tuple[str, str]]) -> dict[tuple[str, str], list[Leaf]]:
+    """All leaves of the given (document_id, version_id)s, for filtering them."""
+    if not keys:
+        return {}
+    from sqlalchemy import tuple_
+
+    rows = session.execute(
+        select(Document.document_id, DocumentVersion.version_id, MetadataLeaf.key,
+               MetadataLeaf.type, MetadataLeaf.value)
+        .join(DocumentVersion, MetadataLeaf.version_pk == DocumentVersion.id)
+        .join(Document, DocumentVersion.document_pk == Document.id)
+        .where(MetadataLeaf.client_id == client_id,
+               tuple_(Document.document_id, DocumentVersion.version_id).in_(keys)))
+    out: dict[tuple[str, str], list[Leaf]] = {}
+    for d, v, k, t, val in rows:
+        out.setdefault((d, v), []).append(Leaf(k, t, val))
+    return out
