@@ -126,3 +126,28 @@ def test_meta_reports_timings_for_real(svc: Service) -> None:
     assert meta["timings"]["embed"] > 0 and meta["timings"]["total"] >= meta["timings"]["embed"]
     assert meta["retrieval"]["reranked"] is False  # the offline profile has no reranker
     assert any("no reranker" in w for w in meta["warnings"])
+
+
+def test_an_account_number_inside_a_pdf_table_is_found_as_metadata(svc: Service) -> None:
+    from reportlab.lib.pagesizes import A4
+    from reportlab.platypus import SimpleDocTemplate, Table
+
+    buf = io.BytesIO()
+    SimpleDocTemplate(buf, pagesize=A4).build([Table([
+        ["Account", "Type", "Balance"],
+        ["ACCT-445566", "savings", "$1,200"],
+        ["ACCT-778899", "checking", "$310"],
+    ])])
+    svc.ingest("statement.pdf", buf.getvalue(), document_id="statement")
+    r = svc.http.post("/clients/me/metadata/discovery", json={"enabled": True},
+                      headers=svc.auth())
+    assert r.status_code == 200
+    svc.worker.drain()
+    body = svc.search(query="ACCT-445566", scope="metadata").json()
+    assert _ids(body)[0] == "statement"  # po-2231's ACCT-998877 shares the word "acct" only
+    assert body["results"][1]["metadata_evidence"]["items"][0]["match"] == "some_words"
+    item = body["results"][0]["metadata_evidence"]["items"][0]
+    assert (item["key"], item["value"], item["match"]) == (
+        "entities.account_numbers", "ACCT-445566", "exact")
+    filtered = svc.search(query="balance", filters={"entities.account_numbers": "ACCT-445566"})
+    assert _ids(filtered.json()) == ["statement"]
