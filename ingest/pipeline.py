@@ -21,8 +21,8 @@ from app.registry import documents as docs_registry
 from app.registry.database import transaction
 from app.registry.jobs import ClaimedJob
 from app.registry.tables import Document, DocumentVersion, IngestionJob
-from app.store import ChunkPoint, VectorStore
 from app.search.filters import payload_meta
+from app.store import ChunkPoint, VectorStore
 from app.store.base import HIDDEN, point_id
 from ingest.chunking import Chunk, Chunker, embedding_text
 from ingest.embedding import BatchEmbedder

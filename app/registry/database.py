@@ -37,9 +37,8 @@ def make_engine(url: str) -> Engine:
 
 def migrate(engine: Engine) -> None:
     """Bring the schema to the newest Alembic revision."""
-    from alembic.config import Config
-
     from alembic import command
+    from alembic.config import Config
 
     cfg = Config(str(ALEMBIC_INI))
     with engine.begin() as conn:
