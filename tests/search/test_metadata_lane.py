@@ -1,0 +1,40 @@
+from app.leaves import Leaf
+from app.search.metadata_lane import fuse_versions, lookup_terms, rank_versions
+
+
+def test_versions_rank_by_best_leaf_then_leaf_count_then_id() -> None:
+    rows = [("b", "v1", Leaf("custom.project", "string", "Apollo")),
+            ("a", "v1", Leaf("document.title", "string", "Apollo budget")),
+            ("c", "v1", Leaf("custom.project", "string", "Apollo")),
+            ("c", "v1", Leaf("document.title", "string", "About Apollo")),
+            ("d", "v1", Leaf("custom.project", "string", "Gemini"))]
+    hits = rank_versions("apollo", rows)
+    assert [(h.document_id, len(h.matches)) for h in hits] == [("c", 2), ("b", 1), ("a", 1)]
+    assert hits[0].matches[0].match == "exact"
+
+
+def test_filters_and_allowed_versions_narrow_without_reordering() -> None:
+    rows = [("a", "v1", Leaf("custom.project", "string", "Apollo")),
+            ("b", "v1", Leaf("custom.project", "string", "Apollo"))]
+    leaves = {("a", "v1"): [Leaf("custom.year", "number", 2024)],
+              ("b", "v1"): [Leaf("custom.year", "number", 2023)]}
+    assert [h.document_id for h in rank_versions("apollo", rows, leaves,
+                                                 {"custom.year": [2023]})] == ["b"]
+    assert [h.document_id for h in rank_versions("apollo", rows, leaves,
+                                                 {"custom.year": ["2023"]})] == []
+    assert [h.document_id for h in rank_versions("apollo", rows,
+                                                 allowed={("a", "v1")})] == ["a"]
+
+
+def test_lookup_terms_fold_words_identifiers_and_numbers() -> None:
+    words, exact = lookup_terms("Invoice PO-2231 of 1,200")
+    assert words == ["1", "200", "2231", "invoice", "po"]
+    assert exact == ["invoice po-2231 of 1,200", "po-2231"]
+    assert "1200.0" in lookup_terms("1,200")[1]  # a query that is a number
+
+
+def test_both_lanes_fused_by_rank_hand_computed() -> None:
+    fused = fuse_versions([("a", "v1"), ("b", "v1")], [("b", "v1"), ("c", "v1")])
+    # b: 1/62 + 1/61 = 0.03252; a: 1/61 = 0.01639; c: 1/62 = 0.01613
+    assert fused == [(("b", "v1"), {"content": 2, "metadata": 1}),
+                     (("a", "v1"), {"content": 1}), (("c", "v1"), {"metadata": 2})]
