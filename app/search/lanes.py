@@ -7,10 +7,22 @@ ChunkFilter inside the engine query, so only the caller's published, current chu
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from app.models.encoders import SparseVec
 from app.search.floors import apply_floor
 from app.search.types import Candidate, LaneResult
 from app.store import ChunkFilter, StoredHit, VectorStore
+
+# Lanes fetch only what ranking and grouping need; texts are fetched for the few chunks that
+# are shown or reranked (hydrate), since copying ~1,000 payloads per lane dominated latency.
+LANE_FIELDS = ("document_id", "version_id", "chunk_index")
+
+
+def hydrate(store: VectorStore, candidates: list[Candidate]) -> list[Candidate]:
+    """The same candidates with their full payloads (text, title, headings, page …)."""
+    payloads = store.retrieve([c.point_id for c in candidates])
+    return [replace(c, payload=payloads.get(c.point_id, c.payload)) for c in candidates]
 
 
 def _candidate(hit: StoredHit, lane: str) -> Candidate:
@@ -22,13 +34,13 @@ def _candidate(hit: StoredHit, lane: str) -> Candidate:
 
 def dense_lane(store: VectorStore, vector: list[float], flt: ChunkFilter, *, depth: int,
                floor: float) -> LaneResult:
-    hits = store.query_dense(vector, flt, depth)
+    hits = store.query_dense(vector, flt, depth, fields=LANE_FIELDS)
     kept = apply_floor([_candidate(h, "dense") for h in hits], lane="dense", floor=floor)
     return LaneResult("dense", tuple(kept), fetched=len(hits), depth=depth)
 
 
 def sparse_lane(store: VectorStore, vector: SparseVec, flt: ChunkFilter, *, depth: int,
                 floor: float) -> LaneResult:
-    hits = store.query_sparse(vector, flt, depth)
+    hits = store.query_sparse(vector, flt, depth, fields=LANE_FIELDS)
     kept = apply_floor([_candidate(h, "sparse") for h in hits], lane="sparse", floor=floor)
     return LaneResult("sparse", tuple(kept), fetched=len(hits), depth=depth)

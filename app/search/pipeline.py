@@ -10,15 +10,16 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from app.errors import Unavailable
 from app.models.loading import LoadedModels
 from app.search.fusion import fuse
 from app.search.grouping import group_versions
-from app.search.lanes import dense_lane, sparse_lane
+from app.search.lanes import dense_lane, hydrate, sparse_lane
 from app.search.rerank import rerank as rerank_stage
+from app.search.rerank import rerank_depth
 from app.search.types import LaneResult, Trace, VersionHit
 from app.settings import SearchSettings
 from app.store import ChunkFilter, VectorStore
@@ -69,6 +70,16 @@ class SearchEngine:
                             else profile.dense_floor)
         self.sparse_floor = (settings.sparse_floor if settings.sparse_floor is not None
                              else profile.sparse_floor)
+
+    def with_texts(self, versions: list[VersionHit]) -> list[VersionHit]:
+        """The versions with their evidence chunks' full payloads, in one store call."""
+        flat = hydrate(self.store, [c for v in versions for c in v.evidence])
+        out, i = [], 0
+        for v in versions:
+            n = len(v.evidence)
+            out.append(replace(v, evidence=tuple(flat[i:i + n])))
+            i += n
+        return out
 
     def _embed(self, query: str, trace: Trace) -> list[float] | None:
         dense = self.models.dense
@@ -132,6 +143,9 @@ class SearchEngine:
             depth = min(ceiling, depth * 4)
 
         reranked, reranked_count = False, 0
+        if plan.rerank and self.models.reranker is not None:
+            depth_n = rerank_depth(plan.limit)
+            fused = hydrate(self.store, fused[:depth_n]) + fused[depth_n:]
         if plan.rerank:
             outcome = rerank_stage(plan.query, fused, reranker=self.models.reranker,
                                    limit=plan.limit, timeout_s=self.settings.rerank_timeout_s)

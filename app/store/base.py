@@ -7,6 +7,7 @@ engine query, so no other client's chunk and no unpublished chunk can take a res
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -97,9 +98,13 @@ class VectorStore(Protocol):
     def delete(self, *, client_id: str, document_id: str, version_id: str | None = None
                ) -> None: ...
 
-    def query_dense(self, vector: list[float], flt: ChunkFilter, limit: int) -> list[StoredHit]: ...
+    def query_dense(self, vector: list[float], flt: ChunkFilter, limit: int,
+                    fields: Sequence[str] | None = None) -> list[StoredHit]: ...
 
-    def query_sparse(self, vector: SparseVec, flt: ChunkFilter, limit: int) -> list[StoredHit]: ...
+    def query_sparse(self, vector: SparseVec, flt: ChunkFilter, limit: int,
+                     fields: Sequence[str] | None = None) -> list[StoredHit]: ...
+
+    def retrieve(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]: ...
 
     def count(self, flt: ChunkFilter) -> int: ...
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -115,18 +116,27 @@ class EdgeStore:
         with self._write_lock:
             self._shard.update(qe.UpdateOperation.delete_points_by_filter(_filter(flt)))
 
-    def query_dense(self, vector: list[float], flt: ChunkFilter, limit: int) -> list[StoredHit]:
+    def query_dense(self, vector: list[float], flt: ChunkFilter, limit: int,
+                    fields: Sequence[str] | None = None) -> list[StoredHit]:
         return _hits(self._shard.query(qe.QueryRequest(
             limit=limit, query=qe.Query.Nearest(vector, using=DENSE), filter=_filter(flt),
-            with_payload=True)))
+            with_payload=list(fields) if fields else True)))
 
-    def query_sparse(self, vector: SparseVec, flt: ChunkFilter, limit: int) -> list[StoredHit]:
+    def query_sparse(self, vector: SparseVec, flt: ChunkFilter, limit: int,
+                     fields: Sequence[str] | None = None) -> list[StoredHit]:
         if not vector.indices:
             return []
         return _hits(self._shard.query(qe.QueryRequest(
             limit=limit, query=qe.Query.Nearest(qe.SparseVector(vector.indices, vector.values),
                                                 using=SPARSE),
-            filter=_filter(flt), with_payload=True)))
+            filter=_filter(flt), with_payload=list(fields) if fields else True)))
+
+    def retrieve(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        if not ids:
+            return {}
+        # both flags positional: the stub names them, the binding takes them by position
+        return {str(r.id): dict(r.payload or {}) for r in self._shard.retrieve(list(ids), True,
+                                                                              False)}
 
     def count(self, flt: ChunkFilter) -> int:
         return int(self._shard.count(qe.CountRequest(filter=_filter(flt), exact=True)))

@@ -7,6 +7,7 @@ The collection records the dense model that built it in the collection's metadat
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from qdrant_client import QdrantClient, models
@@ -100,17 +101,26 @@ class ServerStore:
         self._client.delete(self._name, points_selector=models.FilterSelector(
             filter=_filter(flt)), wait=True)
 
-    def query_dense(self, vector: list[float], flt: ChunkFilter, limit: int) -> list[StoredHit]:
+    def query_dense(self, vector: list[float], flt: ChunkFilter, limit: int,
+                    fields: Sequence[str] | None = None) -> list[StoredHit]:
         return _hits(self._client.query_points(
             self._name, query=vector, using=DENSE, query_filter=_filter(flt), limit=limit,
-            with_payload=True).points)
+            with_payload=list(fields) if fields else True).points)
 
-    def query_sparse(self, vector: SparseVec, flt: ChunkFilter, limit: int) -> list[StoredHit]:
+    def query_sparse(self, vector: SparseVec, flt: ChunkFilter, limit: int,
+                     fields: Sequence[str] | None = None) -> list[StoredHit]:
         if not vector.indices:
             return []
         return _hits(self._client.query_points(
             self._name, query=models.SparseVector(indices=vector.indices, values=vector.values),
-            using=SPARSE, query_filter=_filter(flt), limit=limit, with_payload=True).points)
+            using=SPARSE, query_filter=_filter(flt), limit=limit,
+            with_payload=list(fields) if fields else True).points)
+
+    def retrieve(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        if not ids:
+            return {}
+        return {str(r.id): dict(r.payload or {})
+                for r in self._client.retrieve(self._name, list(ids), with_payload=True)}
 
     def count(self, flt: ChunkFilter) -> int:
         return self._client.count(self._name, count_filter=_filter(flt), exact=True).count

@@ -123,3 +123,12 @@ def test_a_second_open_of_the_embedded_engine_reports_store_locked(tmp_path: Pat
             open_store(_settings("edge", tmp_path), dense_model="m", dense_dim=384)
     finally:
         first.close()
+
+
+def test_lanes_can_fetch_only_some_fields_and_retrieve_the_rest(store) -> None:
+    hits = store.query_sparse(FakeSparse().embed_query("budget"), ChunkFilter("c1"), 10,
+                              fields=("document_id", "chunk_index"))
+    assert hits and all(set(h.payload) == {"document_id", "chunk_index"} for h in hits)
+    full = store.retrieve([h.id for h in hits])
+    assert {full[h.id]["text"] for h in hits} == {"budget report for apollo", "budget overrun"}
+    assert store.retrieve([]) == {}

@@ -117,6 +117,8 @@ def answer_search(session: Session, engine: SearchEngine, *, client_id: str,
         ranked = fuse_versions(list(by_content), list(by_metadata))
     total = len(ranked)
     page = ranked[body.offset:window]
+    shown = engine.with_texts([by_content[k] for k, _ in page if k in by_content])
+    by_content.update({(v.document_id, v.version_id): v for v in shown})
     canonical = _canonical_metadata(session, client_id, [k for k, _ in page])
     terms = query_terms(body.query)
     rows = [ResultRow(
