@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@lru_cache(maxsize=8192)
+def _fold_char(ch: str) -> str:
+    return unicodedata.normalize("NFD", ch.lower())[0]
 
 
 def fold(text: str) -> str:
     """Lower-case and strip accents one character at a time, so offsets stay the same
     (a character whose lower case is longer, like İ, keeps only its base letter)."""
-    return "".join(unicodedata.normalize("NFD", ch.lower())[0] for ch in text)
+    if text.isascii():  # ASCII lower-casing is one to one: the common case, fast
+        return text.lower()
+    return "".join(map(_fold_char, text))
