@@ -6,7 +6,7 @@ vectors and texts repeat as they are). Every chunk's version is registered and p
 registry, as in production, so the service's metadata lookups are real too.
 
 Per query, interleaved: the query embedding alone, the two engine queries alone (dense + BM25,
-top 100, client filter), and the whole service path (`answer_search`: embed, lanes, floors,
+top 100, client filter, the same payload fields the service asks for), and the whole service path (`answer_search`: embed, lanes, floors,
 fusion, grouping, registry lookup, answer model) for alpha 0.5, limit 10, no rerank.
 """
 
@@ -88,6 +88,7 @@ def main() -> None:
     from app.api.schemas import SearchRequest
     from app.models.loading import load_models
     from app.registry.database import transaction
+    from app.search.lanes import LANE_FIELDS
     from app.search.pipeline import SearchEngine
     from app.settings import Settings
     from app.store import ChunkFilter
@@ -119,8 +120,8 @@ def main() -> None:
                 vec = models.dense.embed_query(q)
                 svec = models.sparse.embed_query(q)
                 t1 = time.perf_counter()
-                runtime.store.query_dense(vec, flt, 100)
-                runtime.store.query_sparse(svec, flt, 100)
+                runtime.store.query_dense(vec, flt, 100, fields=LANE_FIELDS)
+                runtime.store.query_sparse(svec, flt, 100, fields=LANE_FIELDS)
                 t2 = time.perf_counter()
                 with transaction(runtime.sessions) as s:
                     answer_search(s, engine, client_id=client_id,

@@ -83,8 +83,9 @@ def answer_search(session: Session, engine: SearchEngine, *, client_id: str,
                 details={"scope": body.scope, "state": ready.state, "progress": ready.progress,
                          "indexed_versions": ready.indexed, "published_versions": ready.total})
     key_types: dict[str, set[str]] = {}
-    for key, kind, _count in discovery.key_catalog(session, client_id=client_id):
-        key_types.setdefault(key, set()).add(kind)
+    if any(k not in RESERVED for k in body.filters):  # only metadata filters need the types
+        for key, kind, _count in discovery.key_catalog(session, client_id=client_id):
+            key_types.setdefault(key, set()).add(kind)
     flt, applied = parse_filters(body.filters, client_id=client_id, key_types=key_types)
     alpha = default_alpha if body.alpha is None else body.alpha
     window = body.offset + body.limit

@@ -1,0 +1,90 @@
+"""The same hybrid query on qdrant-client's local mode vs the embedded Qdrant Edge engine.
+
+Both stores hold the same N points (real SciFact vectors repeated with noise, as in
+query_latency.py) behind our VectorStore adapter; each query runs the dense and the BM25 lane
+(top 100, client filter). Reports p50/p95 per engine and the ratio, same run.
+
+    python bench/engines.py --sizes 10000,100000 --queries 50
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common import SCIFACT, machine  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--queries", type=int, default=50)
+    parser.add_argument("--base", type=int, default=1000)
+    parser.add_argument("--models", type=Path, default=Path("models"))
+    args = parser.parse_args()
+
+    from app.models.loading import load_models
+    from app.search.lanes import LANE_FIELDS
+    from app.settings import QdrantSettings
+    from app.store import ChunkFilter, ChunkPoint, open_store
+    from app.store.base import SEARCHABLE, point_id
+    from evaluation import beir
+
+    data = beir.load(SCIFACT)
+    texts = [f"{t}\n\n{x}" for t, x in list(data.corpus.values())[: args.base]]
+    queries = list(data.queries.values())[: args.queries]
+    models = load_models(args.models)
+    assert models.dense is not None
+    dense = models.dense.embed_documents(texts)
+    sparse = models.sparse.embed_documents(texts)
+    qvecs = [(models.dense.embed_query(q), models.sparse.embed_query(q)) for q in queries]
+    print(f"machine: {machine()}")
+    rng = np.random.default_rng(7)
+    for size in (int(s) for s in args.sizes.split(",")):
+        points = []
+        for i in range(size):
+            base = i % len(texts)
+            vec = dense[base] + rng.normal(0, 0.02, dense.shape[1]).astype(np.float32)
+            points.append(ChunkPoint(
+                id=point_id("c", f"d{i // 5}", "v1", i % 5),
+                dense=(vec / np.linalg.norm(vec)).tolist(), sparse=sparse[base],
+                payload={"client_id": "c", "document_id": f"d{i // 5}", "version_id": "v1",
+                         "chunk_index": i % 5, "text": texts[base], "kind": "md",
+                         "source": "", "visibility": SEARCHABLE}))
+        results = {}
+        for engine in ("qdrant-edge (embedded)", "qdrant-client local mode"):
+            with tempfile.TemporaryDirectory() as tmp:
+                settings = (QdrantSettings(path=Path(tmp)) if engine.startswith("qdrant-edge")
+                            else QdrantSettings(url=f"path:{tmp}"))
+                store = open_store(settings, dense_model="bench", dense_dim=384)
+                t0 = time.perf_counter()
+                for start in range(0, size, 1000):
+                    store.upsert(points[start:start + 1000])
+                build = time.perf_counter() - t0
+                flt = ChunkFilter(client_id="c")
+                times = []
+                for vec, svec in qvecs * 2:
+                    t0 = time.perf_counter()
+                    store.query_dense(vec, flt, 100, fields=LANE_FIELDS)
+                    store.query_sparse(svec, flt, 100, fields=LANE_FIELDS)
+                    times.append((time.perf_counter() - t0) * 1000)
+                times = times[len(qvecs):]
+                store.close()
+                results[engine] = (float(np.percentile(times, 50)),
+                                   float(np.percentile(times, 95)), build)
+        print(f"\n{size:,} points")
+        for engine, (p50, p95, build) in results.items():
+            print(f"{engine:26} p50 {p50:8.1f} ms  p95 {p95:8.1f} ms  (loaded in {build:.0f} s)")
+        edge, local = results["qdrant-edge (embedded)"][0], results["qdrant-client local mode"][0]
+        print(f"local mode p50 / embedded p50 = {local / edge:.1f}x")
+
+
+if __name__ == "__main__":
+    main()
