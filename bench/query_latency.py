@@ -6,8 +6,9 @@ vectors and texts repeat as they are). Every chunk's version is registered and p
 registry, as in production, so the service's metadata lookups are real too.
 
 Per query, interleaved: the query embedding alone, the two engine queries alone (dense + BM25,
-top 100, client filter, the same payload fields the service asks for), and the whole service path (`answer_search`: embed, lanes, floors,
-fusion, grouping, registry lookup, answer model) for alpha 0.5, limit 10, no rerank.
+top 100, client filter, the payload fields the service asks for), and the whole service path
+(`answer_search`: embed, lanes, floors, fusion, grouping, registry lookup, answer model) for
+alpha 0.5, limit 10, no rerank.
 """
 
 from __future__ import annotations

@@ -142,16 +142,17 @@ def version_leaves(session: Session, *, client_id: str,
     """All leaves of the given (document_id, version_id)s, for filtering them."""
     if not keys:
         return {}
-    from sqlalchemy import tuple_
-
+    wanted = set(keys)
     rows = session.execute(
         select(Document.document_id, DocumentVersion.version_id, MetadataLeaf.key,
                MetadataLeaf.type, MetadataLeaf.value)
         .join(DocumentVersion, MetadataLeaf.version_pk == DocumentVersion.id)
         .join(Document, DocumentVersion.document_pk == Document.id)
         .where(MetadataLeaf.client_id == client_id,
-               tuple_(Document.document_id, DocumentVersion.version_id).in_(keys)))
+               Document.document_id.in_({d for d, _ in keys}),
+               DocumentVersion.version_id.in_({v for _, v in keys})))
     out: dict[tuple[str, str], list[Leaf]] = {}
     for d, v, k, t, val in rows:
-        out.setdefault((d, v), []).append(Leaf(k, t, val))
+        if (d, v) in wanted:
+            out.setdefault((d, v), []).append(Leaf(k, t, val))
     return out

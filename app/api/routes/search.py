@@ -6,7 +6,7 @@ import time
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
-from sqlalchemy import select, tuple_
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.api.deps import PublishingClientDep, RuntimeDep, SessionDep
@@ -160,13 +160,15 @@ def _versions_passing_reserved(session: Session, client_id: str, flt: ChunkFilte
     query = (select(Document.document_id, DocumentVersion.version_id)
              .join(DocumentVersion, DocumentVersion.document_pk == Document.id)
              .where(Document.client_id == client_id,
-                    tuple_(Document.document_id, DocumentVersion.version_id).in_(keys)))
+                    Document.document_id.in_({d for d, _ in keys}),
+                    DocumentVersion.version_id.in_({v for _, v in keys})))
     for column, values in ((Document.document_id, flt.document_ids),
                            (DocumentVersion.version_id, flt.version_ids),
                            (Document.kind, flt.kinds), (Document.source, flt.sources)):
         if values:
             query = query.where(column.in_(values))
-    return {(d, v) for d, v in session.execute(query)}
+    wanted = set(keys)
+    return {(d, v) for d, v in session.execute(query) if (d, v) in wanted}
 
 
 def _content_evidence(hit: VersionHit | None, terms: frozenset[str],
@@ -204,12 +206,16 @@ def _item(c: Candidate, terms: frozenset[str], explain: bool) -> ContentItem:
 
 def _canonical_metadata(session: Session, client_id: str,
                         keys: list[VersionKey]) -> dict[VersionKey, dict]:
+    """One indexed lookup by (client, document_id IN …); versions picked here. (A row-value
+    IN over the join made SQLite scan: 10 ms for ten rows on 5k documents.)"""
     if not keys:
         return {}
+    wanted = set(keys)
     rows = session.execute(
         select(Document.document_id, DocumentVersion.version_id,
                DocumentVersion.canonical_metadata)
         .join(DocumentVersion, DocumentVersion.document_pk == Document.id)
         .where(Document.client_id == client_id,
-               tuple_(Document.document_id, DocumentVersion.version_id).in_(keys)))
-    return {(d, v): m for d, v, m in rows}
+               Document.document_id.in_({d for d, _ in keys}),
+               DocumentVersion.version_id.in_({v for _, v in keys})))
+    return {(d, v): m for d, v, m in rows if (d, v) in wanted}
