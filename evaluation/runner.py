@@ -103,16 +103,19 @@ def ingest_corpus(runtime: Runtime, client_id: str, dataset: Dataset,
 
 
 def _ranked_ids(session, engine: SearchEngine, client_id: str, query: str,  # type: ignore[no-untyped-def]
-                alpha: float, rerank: bool) -> list[str]:
+                alpha: float, rerank: bool, limit: int) -> list[str]:
     answer = answer_search(session, engine, client_id=client_id,
                            body=SearchRequest(query=query, alpha=alpha, rerank=rerank,
-                                              limit=DEPTH),
+                                              limit=limit),
                            default_alpha=alpha)
     return [r.document_version.document_id for r in answer.results]
 
 
 def evaluate(runtime: Runtime, client_id: str, dataset: Dataset, modes: list[tuple[str, float,
              bool]], engine: SearchEngine | None = None) -> list[ModeResult]:
+    """nDCG@10 and MRR@10 from the answer a caller gets with limit 10 (the candidate depth
+    follows the window, so a limit-100 answer may order its top 10 differently); recall@100
+    from a limit-100 answer. Latency is the limit-10 request's."""
     engine = engine or SearchEngine(runtime.store, runtime.models, runtime.settings.search)
     results = []
     for name, alpha, rerank in modes:
@@ -121,11 +124,12 @@ def evaluate(runtime: Runtime, client_id: str, dataset: Dataset, modes: list[tup
             for qid, query in dataset.queries.items():
                 rel = {document_id_for(d): g for d, g in dataset.qrels[qid].items()}
                 t0 = time.perf_counter()
-                ranked = _ranked_ids(s, engine, client_id, query, alpha, rerank)
+                top10 = _ranked_ids(s, engine, client_id, query, alpha, rerank, 10)
                 times.append((time.perf_counter() - t0) * 1000)
-                ndcg.append(ndcg_at_k(ranked, rel, 10))
-                recall.append(recall_at_k(ranked, rel, 100))
-                mrr.append(mrr_at_k(ranked, rel, 10))
+                top100 = _ranked_ids(s, engine, client_id, query, alpha, rerank, DEPTH)
+                ndcg.append(ndcg_at_k(top10, rel, 10))
+                recall.append(recall_at_k(top100, rel, 100))
+                mrr.append(mrr_at_k(top10, rel, 10))
         n = len(ndcg) or 1
         results.append(ModeResult(name, alpha, rerank, sum(ndcg) / n, sum(recall) / n,
                                   sum(mrr) / n, percentile(times, 50), percentile(times, 95)))
