@@ -18,4 +18,6 @@ def apply_floor(hits: list[Candidate], *, lane: str, floor: float) -> list[Candi
     kept = [c for c in hits if (score(c) or 0.0) >= floor]
     kept.sort(key=lambda c: (-(score(c) or 0.0), c.tie_key()))
     rank_field = "dense_rank" if lane == "dense" else "sparse_rank"
-    return [replace(c, **{rank_field: i}) for i, c in enumerate(kept, start=1)]
+    # lanes number hits in engine order already; copy only those whose rank moved
+    return [c if getattr(c, rank_field) == i else replace(c, **{rank_field: i})
+            for i, c in enumerate(kept, start=1)]

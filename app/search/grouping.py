@@ -13,18 +13,16 @@ from app.search.types import Candidate, VersionHit
 MAX_EVIDENCE = 3
 
 
-def group_versions(ranked: list[Candidate], *, max_items: int = MAX_EVIDENCE
-                   ) -> list[VersionHit]:
+def group_versions(ranked: list[Candidate]) -> list[VersionHit]:
     """``ranked`` is in final chunk order; versions come out in order of their best chunk."""
     by_version: dict[tuple[str, str], list[Candidate]] = {}
     for c in ranked:
         by_version.setdefault(c.version_key, []).append(c)
-    return [VersionHit(document_id=key[0], version_id=key[1], best=chunks[0],
-                       evidence=tuple(pick_evidence(chunks, max_items)), total=len(chunks))
+    return [VersionHit(document_id=key[0], version_id=key[1], chunks=tuple(chunks))
             for key, chunks in by_version.items()]
 
 
-def pick_evidence(chunks: list[Candidate], max_items: int) -> list[Candidate]:
+def pick_evidence(chunks: list[Candidate], max_items: int = MAX_EVIDENCE) -> list[Candidate]:
     chosen: list[Candidate] = []
     deferred: list[Candidate] = []
     for c in chunks:

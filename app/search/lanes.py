@@ -25,9 +25,10 @@ def hydrate(store: VectorStore, candidates: list[Candidate]) -> list[Candidate]:
     return [replace(c, payload=payloads.get(c.point_id, c.payload)) for c in candidates]
 
 
-def _candidate(hit: StoredHit, lane: str) -> Candidate:
+def _candidate(hit: StoredHit, lane: str, rank: int) -> Candidate:
     p = hit.payload
-    scores = {"dense_score": hit.score} if lane == "dense" else {"sparse_score": hit.score}
+    scores = ({"dense_score": hit.score, "dense_rank": rank} if lane == "dense"
+              else {"sparse_score": hit.score, "sparse_rank": rank})
     return Candidate(point_id=hit.id, document_id=p["document_id"], version_id=p["version_id"],
                      chunk_index=int(p["chunk_index"]), payload=p, **scores)
 
@@ -35,12 +36,14 @@ def _candidate(hit: StoredHit, lane: str) -> Candidate:
 def dense_lane(store: VectorStore, vector: list[float], flt: ChunkFilter, *, depth: int,
                floor: float) -> LaneResult:
     hits = store.query_dense(vector, flt, depth, fields=LANE_FIELDS)
-    kept = apply_floor([_candidate(h, "dense") for h in hits], lane="dense", floor=floor)
+    kept = apply_floor([_candidate(h, "dense", i) for i, h in enumerate(hits, start=1)],
+                       lane="dense", floor=floor)
     return LaneResult("dense", tuple(kept), fetched=len(hits), depth=depth)
 
 
 def sparse_lane(store: VectorStore, vector: SparseVec, flt: ChunkFilter, *, depth: int,
                 floor: float) -> LaneResult:
     hits = store.query_sparse(vector, flt, depth, fields=LANE_FIELDS)
-    kept = apply_floor([_candidate(h, "sparse") for h in hits], lane="sparse", floor=floor)
+    kept = apply_floor([_candidate(h, "sparse", i) for i, h in enumerate(hits, start=1)],
+                       lane="sparse", floor=floor)
     return LaneResult("sparse", tuple(kept), fetched=len(hits), depth=depth)

@@ -83,13 +83,10 @@ class SearchEngine:
 
     def with_texts(self, versions: list[VersionHit]) -> list[VersionHit]:
         """The versions with their evidence chunks' full payloads, in one store call."""
-        flat = hydrate(self.store, [c for v in versions for c in v.evidence])
-        out, i = [], 0
-        for v in versions:
-            n = len(v.evidence)
-            out.append(replace(v, evidence=tuple(flat[i:i + n])))
-            i += n
-        return out
+        full = {c.point_id: c for c in hydrate(self.store, [c for v in versions
+                                                            for c in v.evidence])}
+        return [replace(v, chunks=tuple(full.get(c.point_id, c) for c in v.chunks))
+                for v in versions]
 
     def _start_embedding(self, query: str,
                          trace: Trace) -> Future[tuple[list[float], float]] | None:

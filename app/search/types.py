@@ -53,13 +53,26 @@ class LaneResult:
 
 @dataclass(frozen=True)
 class VersionHit:
-    """One Document Version with its best chunks (evidence), in result order."""
+    """One Document Version and its matching chunks, best first. The evidence (≤ 3 chunks)
+    is picked when asked for: only the versions on the page need it."""
 
     document_id: str
     version_id: str
-    best: Candidate
-    evidence: tuple[Candidate, ...]
-    total: int
+    chunks: tuple[Candidate, ...]
+
+    @property
+    def best(self) -> Candidate:
+        return self.chunks[0]
+
+    @property
+    def total(self) -> int:
+        return len(self.chunks)
+
+    @property
+    def evidence(self) -> tuple[Candidate, ...]:
+        from app.search.grouping import pick_evidence
+
+        return tuple(pick_evidence(list(self.chunks)))
 
     @property
     def truncated(self) -> bool:
