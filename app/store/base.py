@@ -67,6 +67,27 @@ class ChunkFilter:
         return conds
 
 
+FilterOp = tuple[str, str, Any]  # ("any", key, [str, …]) | ("eq", key, v) | ("range", key, x)
+
+
+def filter_plan(flt: ChunkFilter) -> list[list[FilterOp]]:
+    """The filter as engine-neutral operations: a list of must-hold conditions, each a list of
+    alternatives. Strings match exactly (several at once: any of); numbers by value, as a
+    closed range, so 12 matches a stored 12.0 and never the string "12"."""
+    plan = []
+    for alternatives in flt.conditions():
+        options: list[FilterOp] = []
+        for key, values in alternatives:
+            if len(values) > 1 and all(isinstance(v, str) for v in values):
+                options.append(("any", key, list(values)))
+                continue
+            for v in values:
+                numeric = isinstance(v, (int, float)) and not isinstance(v, bool)
+                options.append(("range", key, float(v)) if numeric else ("eq", key, v))
+        plan.append(options)
+    return plan
+
+
 @dataclass(frozen=True)
 class StoredHit:
     id: str

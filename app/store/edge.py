@@ -24,32 +24,30 @@ from app.store.base import (
     KEYWORD_KEYS,
     SEARCHABLE,
     SPARSE,
-    Alternatives,
     ChunkFilter,
     ChunkPoint,
+    FilterOp,
     StoredHit,
     check_model,
+    filter_plan,
 )
 
 
-def _match(key: str, value: Any) -> Any:
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return qe.FieldCondition(key, range=qe.RangeFloat(gte=float(value), lte=float(value)))
+def _op(op: FilterOp) -> qe.FieldCondition:
+    kind, key, value = op
+    if kind == "any":
+        return qe.FieldCondition(key, match=qe.MatchAny(value))
+    if kind == "range":
+        return qe.FieldCondition(key, range=qe.RangeFloat(gte=value, lte=value))
     return qe.FieldCondition(key, match=qe.MatchValue(value))
 
 
-def _condition(alternatives: Alternatives) -> Any:
-    options = []
-    for key, values in alternatives:
-        if len(values) > 1 and all(isinstance(v, str) for v in values):
-            options.append(qe.FieldCondition(key, match=qe.MatchAny(list(values))))
-        else:
-            options.extend(_match(key, v) for v in values)
-    return options[0] if len(options) == 1 else qe.Filter(should=options)
-
-
 def _filter(flt: ChunkFilter) -> qe.Filter:
-    return qe.Filter(must=[_condition(alternatives) for alternatives in flt.conditions()])
+    must: list[Any] = []
+    for options in filter_plan(flt):
+        conditions = [_op(o) for o in options]
+        must.append(conditions[0] if len(conditions) == 1 else qe.Filter(should=conditions))
+    return qe.Filter(must=must)
 
 
 def _hits(points: list[Any]) -> list[StoredHit]:

@@ -19,32 +19,30 @@ from app.store.base import (
     KEYWORD_KEYS,
     SEARCHABLE,
     SPARSE,
-    Alternatives,
     ChunkFilter,
     ChunkPoint,
+    FilterOp,
     StoredHit,
     check_model,
+    filter_plan,
 )
 
 
-def _match(key: str, value: Any) -> Any:
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+def _op(op: FilterOp) -> models.FieldCondition:
+    kind, key, value = op
+    if kind == "any":
+        return models.FieldCondition(key=key, match=models.MatchAny(any=value))
+    if kind == "range":
         return models.FieldCondition(key=key, range=models.Range(gte=value, lte=value))
     return models.FieldCondition(key=key, match=models.MatchValue(value=value))
 
 
-def _condition(alternatives: Alternatives) -> Any:
-    options = []
-    for key, values in alternatives:
-        if len(values) > 1 and all(isinstance(v, str) for v in values):
-            options.append(models.FieldCondition(key=key, match=models.MatchAny(any=list(values))))
-        else:
-            options.extend(_match(key, v) for v in values)
-    return options[0] if len(options) == 1 else models.Filter(should=options)
-
-
 def _filter(flt: ChunkFilter) -> models.Filter:
-    return models.Filter(must=[_condition(alternatives) for alternatives in flt.conditions()])
+    must: list[Any] = []
+    for options in filter_plan(flt):
+        conditions = [_op(o) for o in options]
+        must.append(conditions[0] if len(conditions) == 1 else models.Filter(should=conditions))
+    return models.Filter(must=must)
 
 
 def _hits(points: list[Any]) -> list[StoredHit]:
