@@ -19,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import SCIFACT, machine  # noqa: E402
+from bench.common import SyntheticCorpus, machine, upsert_all  # noqa: E402
 
 
 def main() -> None:
@@ -30,34 +30,17 @@ def main() -> None:
     parser.add_argument("--models", type=Path, default=Path("models"))
     args = parser.parse_args()
 
-    from app.models.loading import load_models
     from app.search.lanes import LANE_FIELDS
     from app.settings import QdrantSettings
-    from app.store import ChunkFilter, ChunkPoint, open_store
-    from app.store.base import SEARCHABLE, point_id
-    from evaluation import beir
+    from app.store import ChunkFilter, open_store
 
-    data = beir.load(SCIFACT)
-    texts = [f"{t}\n\n{x}" for t, x in list(data.corpus.values())[: args.base]]
-    queries = list(data.queries.values())[: args.queries]
-    models = load_models(args.models)
+    corpus = SyntheticCorpus(args.models, args.base, args.queries)
+    models = corpus.models
     assert models.dense is not None
-    dense = models.dense.embed_documents(texts)
-    sparse = models.sparse.embed_documents(texts)
-    qvecs = [(models.dense.embed_query(q), models.sparse.embed_query(q)) for q in queries]
+    qvecs = [(models.dense.embed_query(q), models.sparse.embed_query(q)) for q in corpus.queries]
     print(f"machine: {machine()}")
-    rng = np.random.default_rng(7)
     for size in (int(s) for s in args.sizes.split(",")):
-        points = []
-        for i in range(size):
-            base = i % len(texts)
-            vec = dense[base] + rng.normal(0, 0.02, dense.shape[1]).astype(np.float32)
-            points.append(ChunkPoint(
-                id=point_id("c", f"d{i // 5}", "v1", i % 5),
-                dense=(vec / np.linalg.norm(vec)).tolist(), sparse=sparse[base],
-                payload={"client_id": "c", "document_id": f"d{i // 5}", "version_id": "v1",
-                         "chunk_index": i % 5, "text": texts[base], "kind": "md",
-                         "source": "", "visibility": SEARCHABLE}))
+        points = list(corpus.points("c", size))
         results = {}
         for engine in ("qdrant-edge (embedded)", "qdrant-client local mode"):
             with tempfile.TemporaryDirectory() as tmp:
@@ -65,8 +48,7 @@ def main() -> None:
                             else QdrantSettings(url=f"path:{tmp}"))
                 store = open_store(settings, dense_model="bench", dense_dim=384)
                 t0 = time.perf_counter()
-                for start in range(0, size, 1000):
-                    store.upsert(points[start:start + 1000])
+                upsert_all(store, points)
                 build = time.perf_counter() - t0
                 flt = ChunkFilter(client_id="c")
                 times = []

@@ -24,22 +24,16 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import SCIFACT, machine
-
-CHUNKS_PER_DOC = 5
+from bench.common import CHUNKS_PER_DOC, SyntheticCorpus, machine, upsert_all  # noqa: E402
 
 
-def build_index(runtime, client_id: str, dense: np.ndarray, sparse: list, texts: list[str],  # type: ignore[no-untyped-def]
-                size: int) -> None:
+def register_versions(runtime, client_id: str, size: int) -> None:  # type: ignore[no-untyped-def]
+    """Every chunk's version registered and published, as in production."""
     from sqlalchemy import insert
 
     from app.registry.tables import Document, DocumentVersion, utcnow
-    from app.store import ChunkPoint
-    from app.store.base import SEARCHABLE, point_id
 
-    rng = np.random.default_rng(7)
-    n_docs = size // CHUNKS_PER_DOC
-    now = utcnow()
+    n_docs, now = size // CHUNKS_PER_DOC, utcnow()
     with runtime.engine.begin() as conn:
         conn.execute(insert(Document), [dict(
             client_id=client_id, document_id=f"d{i}", kind="md", source="bench", path=None,
@@ -53,24 +47,6 @@ def build_index(runtime, client_id: str, dense: np.ndarray, sparse: list, texts:
             canonical_metadata={"schema_version": "2", "source": {"filename": f"d{i}.md"},
                                 "custom": {}}, chunk_count=CHUNKS_PER_DOC, created_at=now,
             published_at=now) for i in range(n_docs)])
-    batch = []
-    for i in range(size):
-        base = i % len(texts)
-        vec = dense[base] + rng.normal(0, 0.02, dense.shape[1]).astype(np.float32)
-        vec /= np.linalg.norm(vec)
-        doc = f"d{i // CHUNKS_PER_DOC}"
-        batch.append(ChunkPoint(
-            id=point_id(client_id, doc, "v1", i % CHUNKS_PER_DOC), dense=vec.tolist(),
-            sparse=sparse[base], payload={
-                "client_id": client_id, "document_id": doc, "version_id": "v1",
-                "chunk_id": f"{doc}:{i % CHUNKS_PER_DOC}", "chunk_index": i % CHUNKS_PER_DOC,
-                "text": texts[base], "title": "", "heading_path": [], "page": None,
-                "line_start": None, "line_end": None, "kind": "md", "source": "bench",
-                "entities": {}, "visibility": SEARCHABLE}))
-        if len(batch) == 1000:
-            runtime.store.upsert(batch)
-            batch = []
-    runtime.store.upsert(batch)
 
 
 def pct(values: list[float], q: float) -> float:
@@ -87,31 +63,25 @@ def main() -> None:
 
     from app.api.routes.search import answer_search
     from app.api.schemas import SearchRequest
-    from app.models.loading import load_models
     from app.registry.database import transaction
     from app.search.lanes import LANE_FIELDS
     from app.search.pipeline import SearchEngine
     from app.settings import Settings
     from app.store import ChunkFilter
-    from evaluation import beir
     from evaluation.runner import open_eval_runtime
 
-    data = beir.load(SCIFACT)
-    texts = [f"{t}\n\n{x}" for t, x in list(data.corpus.values())[: args.base]]
-    queries = list(data.queries.values())[: args.queries]
-    models = load_models(args.models)
+    corpus = SyntheticCorpus(args.models, args.base, args.queries)
+    models, queries = corpus.models, corpus.queries
     assert models.dense is not None
-    t0 = time.perf_counter()
-    dense = models.dense.embed_documents(texts)
-    sparse = models.sparse.embed_documents(texts)
     print(f"machine: {machine()}")
-    print(f"embedded {len(texts)} base texts in {time.perf_counter() - t0:.0f} s")
+    print(f"embedded {len(corpus.texts)} base texts in {corpus.embed_s:.0f} s")
     for size in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory() as tmp:
             runtime, client_id = open_eval_runtime(Settings(models={"dir": args.models}),
                                                    Path(tmp), models=models)
             t0 = time.perf_counter()
-            build_index(runtime, client_id, dense, sparse, texts, size)
+            register_versions(runtime, client_id, size)
+            upsert_all(runtime.store, corpus.points(client_id, size))
             print(f"\n{size:,} chunks indexed in {time.perf_counter() - t0:.0f} s")
             engine = SearchEngine(runtime.store, models, runtime.settings.search)
             flt = ChunkFilter(client_id=client_id)
