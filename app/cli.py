@@ -90,7 +90,8 @@ def ingest(
 ) -> None:
     """Ingest PDF, DOCX, HTML, Markdown and text files; each becomes a published version.
 
-    Runs in-process (same code path as the API) unless the embedded engine is held by a running
+    A file's document_id is its path under FOLDER, so ingesting the same folder again makes new
+    versions of changed files (unchanged ones are left as they are). Runs in-process (same code path as the API) unless the embedded engine is held by a running
     `evidence serve` or --server is given, in which case files are uploaded to the server.
     """
     from app.cli_ingest import ingest_in_process, ingest_via_server
