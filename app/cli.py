@@ -78,7 +78,6 @@ def worker() -> None:
         runtime.close()
 
 
-SUPPORTED_SUFFIXES = (".pdf", ".docx", ".html", ".htm", ".md", ".markdown", ".txt", ".text")
 
 
 @app.command()
@@ -91,17 +90,19 @@ def ingest(
     """Ingest PDF, DOCX, HTML, Markdown and text files; each becomes a published version.
 
     A file's document_id is its path under FOLDER, so ingesting the same folder again makes new
-    versions of changed files (unchanged ones are left as they are). Runs in-process (same code path as the API) unless the embedded engine is held by a running
-    `evidence serve` or --server is given, in which case files are uploaded to the server.
+    versions of changed files (unchanged ones are left as they are). Runs in-process (the API's
+    own code path) unless the embedded engine is held by a running `evidence serve` or --server
+    is given, in which case files are uploaded to the server.
     """
     from app.cli_ingest import ingest_in_process, ingest_via_server
+    from app.uploads import SUPPORTED
 
     settings = get_settings()
     files = ([folder] if folder.is_file() else
              sorted(p for p in folder.rglob("*") if p.is_file()
-                    and p.suffix.lower() in SUPPORTED_SUFFIXES))
+                    and p.suffix.lower() in SUPPORTED))
     if not files:
-        _fail(f"no supported files under {folder} ({', '.join(SUPPORTED_SUFFIXES)})")
+        _fail(f"no supported files under {folder} ({', '.join(SUPPORTED)})")
     root = folder if folder.is_dir() else folder.parent
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TimeElapsedColumn(), console=err)

@@ -116,10 +116,3 @@ def get_job(session: Session, *, client_id: str, job_id: str) -> IngestionJob:
     if job is None or job.client_id != client_id:
         raise NotFound(f"no job {job_id!r}", code="JOB_NOT_FOUND")
     return job
-
-
-def pending_count(session: Session) -> int:
-    from sqlalchemy import func
-
-    return session.scalar(select(func.count()).select_from(IngestionJob).where(
-        IngestionJob.status.in_(("queued", "running")))) or 0

@@ -10,8 +10,7 @@ from __future__ import annotations
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, replace
 
 from app.errors import Unavailable
 from app.models.loading import LoadedModels
@@ -36,13 +35,11 @@ class SearchPlan:
     offset: int
     limit: int
     filter: ChunkFilter
-    applied_filters: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
 class SearchOutcome:
     versions: list[VersionHit]  # every version found, in rank order (lane-local rank = index+1)
-    page: list[tuple[int, VersionHit]]  # (lane-local rank from 1, version) for this page
     total: int
     total_is_lower_bound: bool
     has_more: bool
@@ -187,10 +184,9 @@ class SearchEngine:
         if total == 0 and self.store.count(plan.filter) == 0:
             trace.warnings.append("nothing is indexed yet: no published document version "
                                   "matches this client and these filters")
-        page = list(enumerate(versions, start=1))[plan.offset:plan.offset + plan.limit]
         trace.timings = {k: trace.timings.get(k, 0.0) for k in STEPS}
         trace.timings["total"] = round((time.perf_counter() - started) * 1000, 3)
         return SearchOutcome(
-            versions=versions, page=page, total=total, total_is_lower_bound=lower_bound,
+            versions=versions, total=total, total_is_lower_bound=lower_bound,
             has_more=total > needed or (lower_bound and total >= needed),
             reranked=reranked, reranked_count=reranked_count, trace=trace)

@@ -27,9 +27,7 @@ class ExtractedText:
 
 def decode_text(content: bytes) -> str:
     """UTF-8 (with or without BOM), else Latin-1 — which never fails, so nothing is lost."""
-    for encoding in ("utf-8-sig",):
-        try:
-            return content.decode(encoding)
-        except UnicodeDecodeError:
-            pass
-    return content.decode("latin-1")
+    try:
+        return content.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return content.decode("latin-1")

@@ -96,8 +96,7 @@ def answer_search(session: Session, engine: SearchEngine, *, client_id: str,
     lower_bound, reranked, reranked_count = False, False, 0
     if body.scope in ("content", "both"):
         outcome = engine.search(SearchPlan(query=body.query, alpha=alpha, rerank=body.rerank,
-                                           offset=0, limit=window, filter=flt,
-                                           applied_filters=applied))
+                                           offset=0, limit=window, filter=flt))
         content, lower_bound = outcome.versions, outcome.total_is_lower_bound
         reranked, reranked_count = outcome.reranked, outcome.reranked_count
         timings.update(outcome.trace.timings)
