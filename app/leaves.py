@@ -112,7 +112,7 @@ def match_leaf(query: str, leaf: Leaf) -> LeafMatch | None:
     if leaf.type == "boolean":
         return None
     if leaf.type == "number":
-        number = _as_number(query)
+        number = as_number(query)
         if number is not None and float(value) == number:
             return LeafMatch(leaf, "number", MATCH_STRENGTH["number"], ((0, len(str(value))),))
         return None
@@ -141,7 +141,8 @@ def match_leaf(query: str, leaf: Leaf) -> LeafMatch | None:
                      spans)
 
 
-def _as_number(text: str) -> float | None:
+def as_number(text: str) -> float | None:
+    """The number a text names ("1,200" → 1200.0), or None."""
     try:
         return float(text.strip().replace(",", ""))
     except ValueError:

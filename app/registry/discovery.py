@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import delete, func, insert, or_, select
 from sqlalchemy.orm import Session
 
 from app.leaves import Leaf, leaves_of
@@ -125,8 +125,6 @@ def candidate_leaves(session: Session, *, client_id: str, words: list[str],
     conditions += [MetadataLeaf.value_folded == e for e in exact]
     if not conditions:
         return []
-    from sqlalchemy import or_
-
     rows = session.execute(
         select(Document.document_id, DocumentVersion.version_id, MetadataLeaf.key,
                MetadataLeaf.type, MetadataLeaf.value)

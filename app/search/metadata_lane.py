@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from app.leaves import IDENTIFIER, Leaf, LeafMatch, match_leaf
+from app.leaves import IDENTIFIER, Leaf, LeafMatch, as_number, match_leaf
 from app.registry.discovery import folded_value
 from app.search.filters import leaf_matches
 from app.search.spans import query_terms
@@ -35,10 +35,9 @@ def lookup_terms(query: str) -> tuple[list[str], list[str]]:
     """(words a leaf value may contain, whole values a leaf may equal), folded as stored."""
     words = sorted(query_terms(query))
     exact = {fold(query.strip())} | {fold(i) for i in IDENTIFIER.findall(query)}
-    try:
-        exact.add(folded_value("number", float(query.strip().replace(",", ""))))
-    except ValueError:
-        pass
+    number = as_number(query)
+    if number is not None:
+        exact.add(folded_value("number", number))
     return words, sorted(exact)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 
@@ -68,7 +69,7 @@ class VersionHit:
     def total(self) -> int:
         return len(self.chunks)
 
-    @property
+    @cached_property
     def evidence(self) -> tuple[Candidate, ...]:
         from app.search.grouping import pick_evidence
 
