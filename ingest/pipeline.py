@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.leaves import leaves_of, merge_entities
 from app.metadata import completed_metadata
-from app.registry import discovery
+from app.registry import discovery, jobs
 from app.registry import documents as docs_registry
 from app.registry.database import transaction
 from app.registry.jobs import ClaimedJob
@@ -96,12 +96,15 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob,
         deps.store.upsert(points)
         still_ours(0.1 + 0.85 * (start + len(batch)) / len(chunks))
 
-    still_ours(0.97)
     with transaction(deps.sessions) as s:
+        # Ownership is checked in the publishing transaction itself, so a job taken over or a
+        # document deleted a moment ago is never published, whenever the last heartbeat was.
         version = s.get(DocumentVersion, job.version_pk)
-        if version is None:  # deleted between the heartbeat and now
-            deps.store.delete(client_id=job.client_id, document_id=document_id,
-                              version_id=version_id)
+        if version is None or not jobs.succeed_if_owned(s, job_id=job.job_id,
+                                                        worker_id=job.worker_id):
+            if version is None:  # deleted meanwhile: leave no orphan points behind
+                deps.store.delete(client_id=job.client_id, document_id=document_id,
+                                  version_id=version_id)
             raise JobLost(job.job_id)
         version.entities = merge_entities(version_entities)
         became_current, previous = docs_registry.mark_published(

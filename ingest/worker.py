@@ -11,6 +11,7 @@ import logging
 import os
 import socket
 import threading
+import time
 import uuid
 
 from app.errors import ServiceError
@@ -39,10 +40,19 @@ class Worker:
             with transaction(self.deps.sessions) as s:
                 return discovery.catch_up(s, limit=DISCOVERY_BATCH) > 0
 
+        every_s = min(self.settings.heartbeat_s, self.settings.lease_s / 3)
+        renewed_at = time.monotonic()  # the claim itself set the lease
+
         def heartbeat(progress: float) -> bool:
+            """Renew the lease when it is due; between renewals the lease is known to hold."""
+            nonlocal renewed_at
+            if time.monotonic() - renewed_at < every_s:
+                return True
             with transaction(self.deps.sessions) as s:
-                return jobs.heartbeat(s, job_id=job.job_id, worker_id=self.worker_id,
+                ours = jobs.heartbeat(s, job_id=job.job_id, worker_id=self.worker_id,
                                       lease_s=self.settings.lease_s, progress=progress)
+            renewed_at = time.monotonic()
+            return ours
 
         try:
             ingest_version(self.deps, job, heartbeat)
@@ -64,9 +74,7 @@ class Worker:
                 jobs.retry_later(s, job_id=job.job_id, reason=f"{type(exc).__name__}: {exc}",
                                  backoff_base_s=self.settings.backoff_base_s)
             return True
-        with transaction(self.deps.sessions) as s:
-            jobs.succeed(s, job_id=job.job_id)
-        return True
+        return True  # ingest_version marked the job succeeded as it published
 
     def drain(self) -> int:
         """Process jobs until none is due; returns how many were processed."""

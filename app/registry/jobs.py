@@ -25,6 +25,7 @@ class ClaimedJob:
     version_pk: int
     attempt: int
     max_attempts: int
+    worker_id: str
 
 
 def _claimable(now: datetime):  # type: ignore[no-untyped-def]
@@ -63,7 +64,8 @@ def claim_next(session: Session, *, worker_id: str, lease_s: float) -> ClaimedJo
             session.execute(update(DocumentVersion).where(
                 DocumentVersion.id == job.version_pk, DocumentVersion.state == "queued"
             ).values(state="indexing"))
-            return ClaimedJob(job_id, job.client_id, job.version_pk, attempts + 1, max_attempts)
+            return ClaimedJob(job_id, job.client_id, job.version_pk, attempts + 1, max_attempts,
+                              worker_id)
     return None
 
 
@@ -76,10 +78,14 @@ def heartbeat(session: Session, *, job_id: str, worker_id: str, lease_s: float,
         lease_expires_at=utcnow() + timedelta(seconds=lease_s), progress=progress)).rowcount == 1
 
 
-def succeed(session: Session, *, job_id: str) -> None:
-    session.execute(update(IngestionJob).where(IngestionJob.id == job_id).values(
+def succeed_if_owned(session: Session, *, job_id: str, worker_id: str) -> bool:
+    """Mark the job succeeded if this worker still owns it; False when it was taken over or
+    deleted. Run inside the publishing transaction, so publication and success commit as one."""
+    return session.execute(update(IngestionJob).where(
+        IngestionJob.id == job_id, IngestionJob.worker_id == worker_id,
+        IngestionJob.status == "running").values(
         status="succeeded", progress=1.0, finished_at=utcnow(), lease_expires_at=None,
-        error=None))
+        error=None)).rowcount == 1
 
 
 def fail(session: Session, *, job_id: str, reason: str) -> None:

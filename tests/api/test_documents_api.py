@@ -189,7 +189,7 @@ def _pdf(text: str) -> bytes:
 
 
 def test_deleting_a_document_while_its_job_runs_leaves_no_points(svc: Service) -> None:
-    """The worker notices at its next heartbeat and removes what it had written."""
+    """The worker notices at its next heartbeat or at publication, and removes what it wrote."""
     from ingest import pipeline
 
     body = svc.upload("a.md", "# A\n\n" + "\n\n".join(f"Paragraph {i} text." for i in range(5)),
@@ -214,3 +214,71 @@ def test_deleting_a_document_while_its_job_runs_leaves_no_points(svc: Service) -
     assert svc.runtime.store.count(ChunkFilter(client_id=_client_id(svc),
                                                searchable_only=False)) == 0
     assert svc.http.get(f"/jobs/{body['job_id']}", headers=svc.auth()).status_code == 404
+
+
+def _five_paragraphs_one_chunk_per_batch(svc: Service, document_id: str) -> dict:
+    from ingest import pipeline
+
+    pipeline.WRITE_BATCH = 1
+    return svc.upload("a.md", "# A\n\n" + "\n\n".join(f"Paragraph {i} text." for i in range(5)),
+                      document_id=document_id).json()
+
+
+@pytest.fixture
+def one_chunk_per_batch():  # type: ignore[no-untyped-def]
+    from ingest import pipeline
+
+    original = pipeline.WRITE_BATCH
+    yield
+    pipeline.WRITE_BATCH = original
+
+
+def test_a_job_taken_over_midway_is_not_published_by_its_first_worker(
+        svc: Service, one_chunk_per_batch: None) -> None:
+    """Ownership is checked in the publishing transaction, not only at the last heartbeat."""
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from app.registry import jobs
+    from app.registry.tables import IngestionJob, utcnow
+
+    body = _five_paragraphs_one_chunk_per_batch(svc, "contested")
+    real_upsert = svc.runtime.store.upsert
+
+    def upsert_then_lose_the_lease(points):  # type: ignore[no-untyped-def]
+        real_upsert(points)
+        with transaction(svc.runtime.sessions) as s:
+            s.execute(update(IngestionJob).values(lease_expires_at=utcnow() - timedelta(1)))
+        with transaction(svc.runtime.sessions) as s:
+            jobs.claim_next(s, worker_id="w2", lease_s=60)
+
+    svc.runtime.store.upsert = upsert_then_lose_the_lease  # type: ignore[method-assign]
+    try:
+        assert svc.worker.drain() == 1
+    finally:
+        svc.runtime.store.upsert = real_upsert  # type: ignore[method-assign]
+    job = svc.http.get(f"/jobs/{body['job_id']}", headers=svc.auth()).json()
+    assert (job["status"], job["attempts"]) == ("running", 2)  # w2's now, not succeeded
+    document = svc.http.get("/documents/contested", headers=svc.auth()).json()
+    assert document["current_version_id"] is None
+    assert [v["state"] for v in document["versions"]] == ["indexing"]
+    assert svc.runtime.store.count(ChunkFilter(client_id=_client_id(svc))) == 0  # none shown
+
+
+@pytest.mark.parametrize(("heartbeat_s", "renewed"), [(60.0, False), (1e-9, True)])
+def test_the_lease_is_renewed_only_when_due(
+        svc: Service, one_chunk_per_batch: None, monkeypatch: pytest.MonkeyPatch,
+        heartbeat_s: float, renewed: bool) -> None:
+    from app.registry import jobs
+
+    calls = []
+    real = jobs.heartbeat
+    monkeypatch.setattr(jobs, "heartbeat", lambda s, **kw: calls.append(kw) or real(s, **kw))
+    svc.worker.settings = svc.worker.settings.model_copy(update={"heartbeat_s": heartbeat_s})
+    _five_paragraphs_one_chunk_per_batch(svc, "steady")
+    assert svc.worker.drain() == 1
+    document = svc.http.get("/documents/steady", headers=svc.auth()).json()
+    assert document["current_version_id"] == "v1"
+    # when due: after extraction and after each one-chunk write batch
+    assert len(calls) == (1 + document["versions"][0]["chunk_count"] if renewed else 0)
