@@ -176,10 +176,15 @@ def eval_command(
     = False,
     share: Annotated[float, typer.Option(help="share of relevant hits a floor keeps")] = 0.99,
     json_out: Annotated[Path | None, typer.Option(help="write the figures as JSON")] = None,
+    fusion: Annotated[str, typer.Option(
+        help="fusions to compare on the hybrid modes: rank (the contract's), relative_score"
+    )] = "rank",
 ) -> None:
     """nDCG@10, recall@100, MRR@10 and latency per mode through the real ingest and search."""
     from rich.table import Table
 
+    from app.search.fusion import FUSERS
+    from app.search.pipeline import SearchEngine
     from evaluation import beir
     from evaluation.runner import calibrate as run_calibration
     from evaluation.runner import evaluate, ingest_corpus, open_eval_runtime
@@ -187,6 +192,11 @@ def eval_command(
     _logging()
     logging.getLogger().setLevel(logging.WARNING)
     settings = get_settings()
+    fusions = list(dict.fromkeys(f.strip() for f in fusion.split(",") if f.strip()))
+    unknown = [f for f in fusions if f not in FUSERS]
+    if unknown or not fusions:
+        raise typer.BadParameter(f"unknown fusion {unknown}: use {', '.join(FUSERS)}",
+                                 param_hint="--fusion")
     data = beir.load(dataset)
     work = work_dir or settings.data_dir / "eval" / dataset.name
     runtime, client_id = open_eval_runtime(settings, work)
@@ -207,7 +217,14 @@ def eval_command(
                           settings.search.hybrid_alpha, True))
         if runtime.models.dense is None:
             modes = [m for m in modes if m[1] == 0.0]
-        results = evaluate(runtime, client_id, data, modes)
+        results = []
+        for i, name in enumerate(fusions):  # the first fusion runs every mode, others hybrid only
+            engine = SearchEngine(runtime.store, runtime.models,
+                                  runtime.settings.search.model_copy(update={"fusion": name}))
+            compared = modes if i == 0 else [m for m in modes if 0.0 < m[1] < 1.0]
+            results += evaluate(runtime, client_id, data, [
+                (mode if name == "rank" else f"{mode} {name}", alpha, rerank)
+                for mode, alpha, rerank in compared], engine)
         table = Table(title=f"{dataset.name}: {len(data.queries)} queries, profile "
                             f"{runtime.models.profile.name}")
         for column in ("mode", "nDCG@10", "recall@100", "MRR@10", "p50 ms", "p95 ms"):

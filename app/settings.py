@@ -52,6 +52,9 @@ class SearchSettings(_Group):
     """Search defaults. Floors left unset take the installed model profile's calibrated values."""
 
     hybrid_alpha: float = Field(0.5, ge=0.0, le=1.0)
+    # "rank" is the contract's weighted reciprocal-rank fusion; "relative_score" (opt-in, outside
+    # the contract) fuses min-max-scaled lane scores instead (app/search/fusion.py).
+    fusion: Literal["rank", "relative_score"] = "rank"
     dense_floor: float | None = None
     sparse_floor: float | None = None
     embed_timeout_s: float = 10.0

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.api.routes.search import answer_search
 from app.api.schemas import SearchRequest
@@ -27,6 +28,9 @@ from app.store import ChunkFilter
 from app.uploads import accept_upload, document_id_for
 from evaluation.beir import Dataset
 from evaluation.metrics import mrr_at_k, ndcg_at_k, percentile, recall_at_k
+
+if TYPE_CHECKING:
+    from ingest.worker import Worker
 
 EVAL_CLIENT = "eval"
 DEPTH = 100
@@ -75,9 +79,11 @@ def open_eval_runtime(base: Settings, work_dir: Path, models: LoadedModels | Non
 
 
 def ingest_corpus(runtime: Runtime, client_id: str, dataset: Dataset,
-                  on_progress: Callable[[int, int], None]) -> tuple[int, float]:
+                  on_progress: Callable[[int, int], None],
+                  worker: Worker | None = None) -> tuple[int, float]:
     """Upload and index every corpus document not indexed yet: (how many, seconds from the
-    first upload to the last publication, worker start-up excluded)."""
+    first upload to the last publication, worker start-up excluded). ``worker`` lets a
+    benchmark run a differently wired worker over the same path."""
     from sqlalchemy import select
 
     from ingest.service import build_worker
@@ -88,7 +94,7 @@ def ingest_corpus(runtime: Runtime, client_id: str, dataset: Dataset,
     todo = [(d, t) for d, t in dataset.corpus.items() if document_id_for(d) not in have]
     if not todo:
         return 0, 0.0
-    worker = build_worker(runtime)  # loads spaCy: start-up, not per-document cost
+    worker = worker or build_worker(runtime)  # loads spaCy: start-up, not per-document
     started = time.perf_counter()
     with transaction(runtime.sessions) as s:
         for doc_id, (title, text) in todo:

@@ -7,9 +7,16 @@ with ranks starting at 1 within each lane (after its floor), k = 60 (Cormack, Cl
 a lane that did not find the chunk adding nothing. alpha weighs the dense lane, 1 - alpha the
 sparse lane (alpha = 0.5 gives each lane half of plain RRF). Only ranks are combined, so cosine
 and BM25 scores need no calibration. Ties are broken by chunk id, so the order is stable.
+
+``fuse_relative_scores`` is the opt-in alternative (``EVIDENCE_SEARCH__FUSION=relative_score``,
+outside the contract, which fuses by rank): each lane's raw scores min-max scaled to [0, 1] over
+that lane's candidates, then ``alpha * dense + (1 - alpha) * sparse`` — LlamaIndex's "relative
+score fusion", measured beside rank fusion in docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from app.search.types import Candidate
 
@@ -32,6 +39,39 @@ def fuse(dense: list[Candidate], sparse: list[Candidate], *, alpha: float,
         fused.append(_merged(s, s, score))
     fused.sort(key=lambda c: (-c.fused, c.tie_key()))
     return fused
+
+
+def fuse_relative_scores(dense: list[Candidate], sparse: list[Candidate], *,
+                         alpha: float) -> list[Candidate]:
+    """Merge two lanes by min-max-scaled raw scores; a lane whose candidates all score the same
+    gives each of them 1.0, a lane that did not find a chunk adds nothing."""
+    dense_scaled = _min_max({c.point_id: c.dense_score for c in dense})
+    sparse_scaled = _min_max({c.point_id: c.sparse_score for c in sparse})
+    from_sparse = {c.point_id: c for c in sparse}
+    fused = []
+    for c in dense:
+        s = from_sparse.pop(c.point_id, None)
+        score = alpha * dense_scaled[c.point_id] + (1.0 - alpha) * sparse_scaled.get(
+            c.point_id, 0.0)
+        fused.append(_merged(c, s, score))
+    for s in from_sparse.values():
+        fused.append(_merged(s, s, (1.0 - alpha) * sparse_scaled[s.point_id]))
+    fused.sort(key=lambda c: (-c.fused, c.tie_key()))
+    return fused
+
+
+def _min_max(scores: dict[str, float | None]) -> dict[str, float]:
+    values = [v for v in scores.values() if v is not None]
+    if not values:
+        return {}
+    low, high = min(values), max(values)
+    span = high - low
+    return {k: ((v - low) / span if span else 1.0) if v is not None else 0.0
+            for k, v in scores.items()}
+
+
+Fuser = Callable[..., list[Candidate]]
+FUSERS: dict[str, Fuser] = {"rank": fuse, "relative_score": fuse_relative_scores}
 
 
 def _merged(c: Candidate, s: Candidate | None, fused: float) -> Candidate:

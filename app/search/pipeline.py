@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from app.errors import Unavailable
 from app.models.loading import LoadedModels
-from app.search.fusion import fuse
+from app.search.fusion import FUSERS
 from app.search.grouping import group_versions
 from app.search.lanes import dense_lane, hydrate, sparse_lane
 from app.search.rerank import rerank as rerank_stage
@@ -157,7 +157,7 @@ class SearchEngine:
                 lanes.append(lane)
                 dense_hits = list(lane.hits)
             clock.lap("dense")
-            fused = fuse(dense_hits, sparse_hits, alpha=plan.alpha)
+            fused = FUSERS[self.settings.fusion](dense_hits, sparse_hits, alpha=plan.alpha)
             clock.lap("fuse")
             complete = all(lane.exhausted for lane in lanes)
             if complete or depth >= ceiling:

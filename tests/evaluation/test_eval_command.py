@@ -45,16 +45,21 @@ def test_eval_prints_every_mode_and_calibration(tmp_path: Path, real_models,  # 
     out = tmp_path / "report.json"
     try:
         result = CliRunner().invoke(app, ["eval", str(dataset), "--calibrate", "--alphas", "0.5",
+                                          "--fusion", "rank,relative_score",
                                           "--json-out", str(out)])
         assert result.exit_code == 0, result.output
         report = json.loads(out.read_text())
         modes = {m["mode"]: m for m in report["modes"]}
-        assert set(modes) == {"keyword", "dense", "hybrid a=0.5"}
+        assert set(modes) == {"keyword", "dense", "hybrid a=0.5",
+                              "hybrid a=0.5 relative_score"}
         assert modes["hybrid a=0.5"]["ndcg10"] == pytest.approx(1.0)
+        assert modes["hybrid a=0.5 relative_score"]["ndcg10"] == pytest.approx(1.0)
         assert modes["dense"]["recall100"] == pytest.approx(1.0)
         assert set(report["calibration"]) == {"dense", "sparse"}
         # a second run reuses the index: nothing to ingest
         again = CliRunner().invoke(app, ["eval", str(dataset), "--alphas", "0.5"])
         assert again.exit_code == 0 and "(0 ingested now" in again.output.replace("\n", " ")
+        unknown = CliRunner().invoke(app, ["eval", str(dataset), "--fusion", "borda"])
+        assert unknown.exit_code == 2 and "unknown fusion ['borda']" in unknown.output
     finally:
         get_settings.cache_clear()

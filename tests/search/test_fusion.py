@@ -1,6 +1,6 @@
 import pytest
 
-from app.search.fusion import fuse
+from app.search.fusion import fuse, fuse_relative_scores
 from tests.search.helpers import cand
 
 
@@ -45,3 +45,20 @@ def test_fusion_keeps_both_lane_scores() -> None:
                                                                 sparse_rank=3)], alpha=0.5)
     assert (fused[0].dense_score, fused[0].sparse_score) == (0.8, 7.5)
     assert (fused[0].dense_rank, fused[0].sparse_rank) == (1, 3)
+
+
+def test_hand_computed_relative_score_fusion() -> None:
+    dense = [cand("a", 0, dense=0.9, dense_rank=1), cand("c", 0, dense=0.7, dense_rank=2),
+             cand("b", 0, dense=0.5, dense_rank=3)]
+    sparse = [cand("c", 0, sparse=10.0, sparse_rank=1), cand("a", 0, sparse=4.0, sparse_rank=2)]
+    fused = fuse_relative_scores(dense, sparse, alpha=0.6)
+    # scaled dense a 1.0, c 0.5, b 0.0; scaled sparse c 1.0, a 0.0
+    # a: 0.6 * 1.0 + 0.4 * 0.0 = 0.6; c: 0.6 * 0.5 + 0.4 * 1.0 = 0.7; b: 0.0
+    assert [(c.chunk_id, round(c.fused, 12)) for c in fused] == [
+        ("c:0", 0.7), ("a:0", 0.6), ("b:0", 0.0)]
+    assert (fused[0].dense_score, fused[0].sparse_score) == (0.7, 10.0)
+
+
+def test_relative_scores_of_a_one_candidate_lane_count_fully() -> None:
+    fused = fuse_relative_scores([], [cand("s", 0, sparse=3.2, sparse_rank=1)], alpha=0.25)
+    assert [(c.chunk_id, c.fused) for c in fused] == [("s:0", 0.75)]
