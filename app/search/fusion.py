@@ -26,19 +26,11 @@ RRF_K = 60
 def fuse(dense: list[Candidate], sparse: list[Candidate], *, alpha: float,
          k: int = RRF_K) -> list[Candidate]:
     """Merge two ranked lanes into one list ordered by fused score, then chunk id."""
-    from_sparse = {c.point_id: c for c in sparse}
-    fused = []
-    for c in dense:
-        s = from_sparse.pop(c.point_id, None)
-        score = alpha / (k + c.dense_rank) if c.dense_rank is not None else 0.0
-        if s is not None and s.sparse_rank is not None:
-            score += (1.0 - alpha) / (k + s.sparse_rank)
-        fused.append(_merged(c, s, score))
-    for s in from_sparse.values():
-        score = (1.0 - alpha) / (k + s.sparse_rank) if s.sparse_rank is not None else 0.0
-        fused.append(_merged(s, s, score))
-    fused.sort(key=lambda c: (-c.fused, c.tie_key()))
-    return fused
+    return _combine(
+        dense, sparse,
+        {c.point_id: alpha / (k + c.dense_rank) for c in dense if c.dense_rank is not None},
+        {c.point_id: (1.0 - alpha) / (k + c.sparse_rank) for c in sparse
+         if c.sparse_rank is not None})
 
 
 def fuse_relative_scores(dense: list[Candidate], sparse: list[Candidate], *,
@@ -47,15 +39,22 @@ def fuse_relative_scores(dense: list[Candidate], sparse: list[Candidate], *,
     gives each of them 1.0, a lane that did not find a chunk adds nothing."""
     dense_scaled = _min_max({c.point_id: c.dense_score for c in dense})
     sparse_scaled = _min_max({c.point_id: c.sparse_score for c in sparse})
+    return _combine(dense, sparse, {i: alpha * v for i, v in dense_scaled.items()},
+                    {i: (1.0 - alpha) * v for i, v in sparse_scaled.items()})
+
+
+def _combine(dense: list[Candidate], sparse: list[Candidate], dense_part: dict[str, float],
+             sparse_part: dict[str, float]) -> list[Candidate]:
+    """One candidate per chunk, scored by the sum of its lanes' parts (a lane that did not
+    find it adds nothing), ordered by that score, then chunk id."""
     from_sparse = {c.point_id: c for c in sparse}
     fused = []
     for c in dense:
         s = from_sparse.pop(c.point_id, None)
-        score = alpha * dense_scaled[c.point_id] + (1.0 - alpha) * sparse_scaled.get(
-            c.point_id, 0.0)
-        fused.append(_merged(c, s, score))
+        fused.append(_merged(c, s, dense_part.get(c.point_id, 0.0)
+                             + sparse_part.get(c.point_id, 0.0)))
     for s in from_sparse.values():
-        fused.append(_merged(s, s, (1.0 - alpha) * sparse_scaled[s.point_id]))
+        fused.append(_merged(s, s, sparse_part.get(s.point_id, 0.0)))
     fused.sort(key=lambda c: (-c.fused, c.tie_key()))
     return fused
 
