@@ -74,3 +74,16 @@ class StoreLocked(ServiceError):
     """The embedded engine's folder is held by another process (a running `evidence serve`)."""
 
     code, http_status = "STORE_LOCKED", 503
+
+
+class StoreRejected(ServiceError):
+    """The vector engine refused one write twice: this document's own data is at fault, so its
+    job fails for good while the engine (reopened) goes on serving everyone else."""
+
+    code, http_status = "STORE_REJECTED", 422
+
+
+class StoreNeedsReindex(ServiceError):
+    """The collection scores BM25 in a way this version no longer uses: re-index it."""
+
+    code, http_status = "STORE_NEEDS_REINDEX", 503

@@ -9,13 +9,18 @@ SCHEMA_VERSION = "2"
 
 
 def upload_metadata(*, filename: str, mime_type: str, size_bytes: int, sha256: str, kind: str,
-                    source: str | None, path: str | None, custom: dict[str, Any]
-                    ) -> dict[str, Any]:
+                    source: str | None, path: str | None, custom: dict[str, Any],
+                    original_filename: str | None = None) -> dict[str, Any]:
+    """``filename`` is the name made safe to display; ``original_filename`` (only when it
+    differs) is the name exactly as uploaded, control characters and all."""
+    source_meta: dict[str, Any] = {"filename": filename, "mime_type": mime_type,
+                                   "size_bytes": size_bytes, "sha256": sha256}
+    if original_filename is not None:
+        source_meta["original_filename"] = original_filename
     location = {k: v for k, v in (("source", source), ("path", path)) if v}
     return {
         "schema_version": SCHEMA_VERSION,
-        "source": {"filename": filename, "mime_type": mime_type, "size_bytes": size_bytes,
-                   "sha256": sha256},
+        "source": source_meta,
         "document": {"kind": kind},
         "location": location,
         "classification": {"status": "pending", "categories": []},

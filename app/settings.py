@@ -17,6 +17,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.limits import MetadataLimits
+
 
 class _Group(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -78,6 +80,27 @@ class IngestSettings(_Group):
     poll_interval_s: float = 0.5
 
 
+class LimitSettings(_Group):
+    """Bounds on what a client may send (app/limits.py, app/api/guard.py). Checked before the
+    key is: an oversized body is refused while it is read, never parsed."""
+
+    json_body_bytes: int = Field(1024 * 1024, ge=1024)
+    # A multipart upload may exceed the file limit by this much (form fields, boundaries).
+    multipart_margin_bytes: int = Field(1024 * 1024, ge=1024)
+    metadata_depth: int = Field(8, ge=1, le=32)
+    metadata_keys: int = Field(256, ge=1, le=10_000)
+    metadata_key_chars: int = Field(128, ge=1, le=1024)
+    metadata_string_chars: int = Field(8192, ge=1, le=1_000_000)
+    metadata_bytes: int = Field(65536, ge=1024, le=16 * 1024 * 1024)
+    filter_values: int = Field(100, ge=1, le=10_000)
+
+    def metadata(self) -> MetadataLimits:
+        return MetadataLimits(depth=self.metadata_depth, keys=self.metadata_keys,
+                              key_chars=self.metadata_key_chars,
+                              string_chars=self.metadata_string_chars,
+                              total_bytes=self.metadata_bytes)
+
+
 class Settings(BaseSettings):
     """The whole configuration; see README's configuration table."""
 
@@ -96,6 +119,7 @@ class Settings(BaseSettings):
     models: ModelSettings = ModelSettings()
     search: SearchSettings = SearchSettings()
     ingest: IngestSettings = IngestSettings()
+    limits: LimitSettings = LimitSettings()
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
 

@@ -14,9 +14,21 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app.errors import BadRequest, PayloadTooLarge, UnsupportedMediaType
+from app.limits import MetadataLimits, check_metadata, check_text, display_text, strict_json_loads
 from app.metadata import upload_metadata
 from app.registry.documents import RegisteredUpload, register_upload, validate_document_id
 from app.settings import IngestSettings
+
+MAX_FILENAME_CHARS = 1024
+MAX_SOURCE_CHARS = 200
+MAX_PATH_CHARS = 1024
+# Leading bytes of formats that are never text: a file starting so is refused as .txt/.md/.html.
+BINARY_MAGIC = {
+    b"\x7fELF": "an ELF executable", b"\x89PNG": "a PNG image", b"GIF8": "a GIF image",
+    b"\xff\xd8\xff": "a JPEG image", b"%PDF-": "a PDF", b"PK\x03\x04": "a ZIP archive (DOCX?)",
+    b"MZ": "a Windows executable", b"\x1f\x8b": "a gzip archive",
+    b"\xd0\xcf\x11\xe0": "an old Office document",
+}
 
 SUPPORTED = {
     ".pdf": ("pdf", "application/pdf"),
@@ -42,25 +54,64 @@ def document_id_for(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "-", name).lstrip("-._")[:200] or "document"
 
 
-def parse_metadata_field(raw: str | None) -> dict[str, Any]:
-    """The multipart ``metadata`` field: a JSON object, becoming canonical_metadata.custom."""
+def parse_metadata_field(raw: str | None, limits: MetadataLimits) -> dict[str, Any]:
+    """The multipart ``metadata`` field: a JSON object within ``limits``, becoming
+    canonical_metadata.custom."""
     if raw is None or raw.strip() == "":
         return {}
+    if len(raw) > limits.total_bytes * 2:  # whitespace aside, it could not fit
+        raise BadRequest(f"metadata is {len(raw):,} characters; at most {limits.total_bytes:,} "
+                         "bytes as compact JSON", code="INVALID_METADATA")
     try:
-        value = json.loads(raw)
+        value = strict_json_loads(raw)
     except json.JSONDecodeError as exc:
         raise BadRequest(f"metadata is not valid JSON: {exc.msg} at position {exc.pos}",
                          code="INVALID_METADATA") from None
+    except (ValueError, RecursionError) as exc:
+        why = "it is nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise BadRequest(f"metadata is not valid JSON: {why}", code="INVALID_METADATA") from None
     if not isinstance(value, dict):
         raise BadRequest(f"metadata must be a JSON object, not {type(value).__name__}",
                          code="INVALID_METADATA")
-    return value
+    return check_metadata(value, limits)
+
+
+def sniff(kind: str, content: bytes, filename: str) -> None:
+    """Refuse bytes that contradict the file's extension (415 FILE_CONTENT_MISMATCH), so an
+    executable named .md or an image named .txt is never indexed as junk text."""
+    head = content[:8192]
+    if kind == "pdf":
+        ok, found = b"%PDF-" in head[:1024], None
+    elif kind == "docx":
+        ok, found = head.startswith(b"PK\x03\x04"), None
+    else:
+        found = next((what for magic, what in BINARY_MAGIC.items() if head.startswith(magic)),
+                     None)
+        if found is None and (head.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in head):
+            found = "binary data (NUL bytes; UTF-16 text must be saved as UTF-8)"
+        ok = found is None
+    if not ok:
+        expected = SUPPORTED_LABELS.get(kind, kind)
+        raise UnsupportedMediaType(
+            f"{display_text(filename)}: the bytes are {found or 'not ' + expected}, which does "
+            f"not match its extension ({expected} expected)", code="FILE_CONTENT_MISMATCH",
+            details={"filename": display_text(filename), "kind": kind})
+
+
+SUPPORTED_LABELS = {"pdf": "a PDF", "docx": "a DOCX (ZIP) document", "html": "text (HTML)",
+                    "md": "text (Markdown)", "txt": "text"}
 
 
 def accept_upload(session: Session, *, settings: IngestSettings, client_id: str, filename: str,
                   content: bytes, document_id: str | None, custom: dict[str, Any],
-                  source: str | None, path: str | None) -> RegisteredUpload:
-    kind, mime = detect_kind(filename)
+                  source: str | None, path: str | None,
+                  limits: MetadataLimits = MetadataLimits()) -> RegisteredUpload:
+    """Every check that needs no parsing of the file, then a queued version (not committed)."""
+    check_metadata(custom, limits)
+    check_text(filename, field="filename", code="INVALID_FILENAME",
+               max_chars=MAX_FILENAME_CHARS)
+    shown = display_text(filename) or "upload"
+    kind, mime = detect_kind(shown)
     if len(content) > settings.max_upload_bytes:
         raise PayloadTooLarge(f"{filename} is {len(content):,} bytes; the limit is "
                               f"{settings.max_upload_bytes:,} (EVIDENCE_INGEST__MAX_UPLOAD_BYTES)",
@@ -70,12 +121,16 @@ def accept_upload(session: Session, *, settings: IngestSettings, client_id: str,
         raise BadRequest(f"{filename} is empty (0 bytes)", code="EMPTY_FILE")
     if document_id is not None:
         validate_document_id(document_id)
-    if source is not None and len(source) > 200:
-        raise BadRequest("source is at most 200 characters", code="INVALID_SOURCE")
+    if source is not None:
+        check_text(source, field="source", code="INVALID_SOURCE", max_chars=MAX_SOURCE_CHARS)
+    if path is not None:
+        check_text(path, field="path", code="INVALID_PATH", max_chars=MAX_PATH_CHARS)
+    sniff(kind, content, shown)
     sha = hashlib.sha256(content).hexdigest()
-    metadata = upload_metadata(filename=filename, mime_type=mime, size_bytes=len(content),
-                               sha256=sha, kind=kind, source=source, path=path, custom=custom)
+    metadata = upload_metadata(filename=shown, mime_type=mime, size_bytes=len(content),
+                               sha256=sha, kind=kind, source=source, path=path, custom=custom,
+                               original_filename=filename if filename != shown else None)
     return register_upload(session, client_id=client_id, document_id=document_id, kind=kind,
-                           filename=filename, mime_type=mime, content=content, sha256=sha,
+                           filename=shown, mime_type=mime, content=content, sha256=sha,
                            canonical_metadata=metadata, source=source, path=path,
                            max_attempts=settings.max_attempts)

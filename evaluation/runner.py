@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.api.routes.search import answer_search
+from app.api.routes.search import answer_search, client_corpus
 from app.api.schemas import SearchRequest
 from app.models.loading import LoadedModels
 from app.registry import clients as reg
 from app.registry.database import transaction
 from app.registry.tables import Document
 from app.runtime import Runtime, build_runtime
+from app.search.bm25 import weigh_query
 from app.search.lanes import dense_lane, sparse_lane
 from app.search.pipeline import SearchEngine
 from app.settings import DatabaseSettings, QdrantSettings, Settings
@@ -151,8 +152,10 @@ def calibrate(runtime: Runtime, client_id: str, dataset: Dataset) -> list[LaneCa
     lanes = {"dense": LaneCalibration("dense"), "sparse": LaneCalibration("sparse")}
     for qid, query in dataset.queries.items():
         rel = {document_id_for(d) for d, g in dataset.qrels[qid].items() if g > 0}
-        results = [sparse_lane(runtime.store, models.sparse.embed_query(query), flt,
-                               depth=DEPTH, floor=float("-inf"))]
+        with transaction(runtime.sessions) as s:
+            sparse = models.sparse.embed_query(query)
+            sparse = weigh_query(sparse, client_corpus(s, client_id)(sparse.indices))
+        results = [sparse_lane(runtime.store, sparse, flt, depth=DEPTH, floor=float("-inf"))]
         if models.dense is not None:
             results.append(dense_lane(runtime.store, models.dense.embed_query(query), flt,
                                       depth=DEPTH, floor=float("-inf")))

@@ -16,11 +16,12 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.leaves import leaves_of, merge_entities
 from app.metadata import completed_metadata
-from app.registry import discovery, jobs
+from app.registry import bm25_stats, discovery, jobs
 from app.registry import documents as docs_registry
 from app.registry.database import transaction
 from app.registry.jobs import ClaimedJob
 from app.registry.tables import Document, DocumentVersion, IngestionJob
+from app.search.bm25 import term_document_frequencies
 from app.search.filters import payload_meta
 from app.store import ChunkPoint, VectorStore
 from app.store.base import HIDDEN, point_id
@@ -78,6 +79,7 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob,
         warnings=extracted.warnings, extra=extracted.extra)
     meta, meta_bool = payload_meta(leaves_of(final_metadata, None))
     version_entities: list[dict[str, list[str]]] = []
+    sparse_vectors = []
     deps.store.delete(client_id=job.client_id, document_id=document_id, version_id=version_id)
     for start in range(0, len(chunks), WRITE_BATCH):
         batch = chunks[start:start + WRITE_BATCH]
@@ -93,6 +95,7 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob,
                              entities=embedded.entities[i], meta=meta, meta_bool=meta_bool))
             for i, c in enumerate(batch)]
         version_entities.extend(embedded.entities)
+        sparse_vectors.extend(embedded.sparse)
         deps.store.upsert(points)
         still_ours(0.1 + 0.85 * (start + len(batch)) / len(chunks))
 
@@ -107,8 +110,13 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob,
                                   version_id=version_id)
             raise JobLost(job.job_id)
         version.entities = merge_entities(version_entities)
+        version.term_df = term_document_frequencies(sparse_vectors)
         became_current, previous = docs_registry.mark_published(
             s, version=version, chunk_count=len(chunks), canonical_metadata=final_metadata)
+        if became_current:  # the client's BM25 statistics follow what is searchable
+            bm25_stats.add_version(s, client_id=job.client_id, version=version)
+            if previous is not None:
+                bm25_stats.remove_version(s, client_id=job.client_id, version=previous)
         if discovery.is_enabled(s, client_id=job.client_id):  # discovery keeps up
             if became_current:
                 discovery.index_version(s, client_id=job.client_id, version=version)

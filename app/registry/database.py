@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import random
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
+
+from app.errors import Conflict
+
+T = TypeVar("T")
+# Messages of the errors two writers racing for the same rows get; anything else is real.
+CONTENTION = ("database is locked", "database is busy", "could not serialize",
+              "deadlock detected")
 
 ALEMBIC_INI = Path(__file__).resolve().parents[2] / "alembic.ini"
 
@@ -55,3 +65,24 @@ def transaction(factory: sessionmaker[Session]) -> Iterator[Session]:
     """A session that commits on success and rolls back on error."""
     with factory() as session, session.begin():
         yield session
+
+
+def commit_with_retry(session: Session, work: Callable[[], T], *, attempts: int = 8,
+                      what: str = "this change") -> T:
+    """Run ``work`` and commit, again from scratch when a concurrent writer won a race for the
+    same rows (a unique key taken meanwhile, SQLite's busy snapshot, a PostgreSQL deadlock);
+    a 409 CONCURRENT_UPDATE only if it keeps losing. Any other database error propagates."""
+    for attempt in range(attempts):
+        try:
+            result = work()
+            session.commit()
+            return result
+        except (IntegrityError, OperationalError) as exc:
+            session.rollback()
+            contended = isinstance(exc, IntegrityError) or any(
+                m in str(exc).lower() for m in CONTENTION)
+            if not contended:
+                raise
+            time.sleep(random.uniform(0.002, 0.02) * (attempt + 1))
+    raise Conflict(f"{what} kept colliding with concurrent changes; try again",
+                   code="CONCURRENT_UPDATE")

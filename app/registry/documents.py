@@ -10,9 +10,10 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.errors import BadRequest, NotFound
+from app.registry import bm25_stats
 from app.registry.tables import Document, DocumentVersion, IngestionJob, VersionContent, utcnow
 
-DOCUMENT_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,199}$")
+DOCUMENT_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-]{0,199}")  # the whole id (fullmatch)
 LIVE_STATES = ("queued", "indexing", "published")
 
 
@@ -25,11 +26,11 @@ class RegisteredUpload:
 
 
 def validate_document_id(document_id: str) -> str:
-    if not DOCUMENT_ID_RE.match(document_id):
+    if not DOCUMENT_ID_RE.fullmatch(document_id):
         raise BadRequest(
             "document_id may hold letters, digits, '.', '_' and '-', start with a letter or "
             "digit, and be at most 200 characters", code="INVALID_DOCUMENT_ID",
-            details={"document_id": document_id[:220]})
+            details={"document_id": document_id[:220].encode("utf-8", "replace").decode()})
     return document_id
 
 
@@ -135,4 +136,12 @@ def mark_published(session: Session, *, version: DocumentVersion, chunk_count: i
 
 
 def delete_document(session: Session, *, document: Document) -> None:
+    """Delete a document and its versions; its current version leaves its client's BM25
+    statistics in the same transaction."""
+    if document.current_version_id:
+        current = session.scalar(select(DocumentVersion).where(
+            DocumentVersion.document_pk == document.id,
+            DocumentVersion.version_id == document.current_version_id))
+        if current is not None and current.state == "published":
+            bm25_stats.remove_version(session, client_id=document.client_id, version=current)
     session.delete(document)

@@ -114,6 +114,9 @@ class DocumentVersion(Base):
     # The union of the entities found in its chunks (leaves under entities.<group>).
     entities: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     leaves_indexed: Mapped[bool] = mapped_column(Boolean, default=False)
+    # {term id: how many of its chunks hold the term}, added to its client's BM25 statistics
+    # while it is the current version (app/registry/bm25_stats.py).
+    term_df: Mapped[dict[str, int] | None] = mapped_column(JSON, nullable=True)
 
 
 class VersionContent(Base):
@@ -169,3 +172,22 @@ class MetadataLeaf(Base):
     type: Mapped[str] = mapped_column(String(16))
     value: Mapped[Any] = mapped_column(JSON)
     value_folded: Mapped[str] = mapped_column(Text)
+
+
+class Bm25Term(Base):
+    """How many chunks of a client's current, published versions hold a term (its BM25 df)."""
+
+    __tablename__ = "bm25_terms"
+    client_id: Mapped[str] = mapped_column(
+        ForeignKey("clients.id", ondelete="CASCADE"), primary_key=True)
+    term: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    df: Mapped[int] = mapped_column(Integer)
+
+
+class Bm25Corpus(Base):
+    """How many chunks a client's current, published versions hold (BM25's N)."""
+
+    __tablename__ = "bm25_corpus"
+    client_id: Mapped[str] = mapped_column(
+        ForeignKey("clients.id", ondelete="CASCADE"), primary_key=True)
+    chunk_count: Mapped[int] = mapped_column(Integer)

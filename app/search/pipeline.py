@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from app.errors import Unavailable
 from app.models.loading import LoadedModels
+from app.search.bm25 import CorpusLookup, weigh_query
 from app.search.fusion import FUSERS
 from app.search.grouping import group_versions
 from app.search.lanes import dense_lane, hydrate, sparse_lane
@@ -35,6 +36,8 @@ class SearchPlan:
     offset: int
     limit: int
     filter: ChunkFilter
+    # The client's BM25 statistics for the query's terms (its own IDF: app/search/bm25.py).
+    corpus: CorpusLookup
 
 
 @dataclass
@@ -127,8 +130,11 @@ class SearchEngine:
         pending = self._start_embedding(plan.query, trace) if use_dense else None
         if use_dense and pending is None and not use_sparse:
             raise self._dense_only_unavailable(trace)
-        sparse_vector = self.models.sparse.embed_query(plan.query) if use_sparse else None
         clock = _Clock(trace)
+        sparse_vector = None
+        if use_sparse:
+            terms = self.models.sparse.embed_query(plan.query)
+            sparse_vector = weigh_query(terms, plan.corpus(terms.indices))
 
         needed = plan.offset + plan.limit
         ceiling = self.settings.candidate_ceiling

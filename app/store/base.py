@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from app.errors import ModelMismatchError
+from app.errors import ModelMismatchError, StoreNeedsReindex, StoreRejected
 from app.models.encoders import SparseVec
 
 DENSE, SPARSE = "dense", "sparse"
@@ -21,6 +21,13 @@ POINT_NAMESPACE = uuid.UUID("6f1c1c1e-8c2a-4c52-9a40-3c7e1f3b9e11")
 # on a bool field, indexed or not (tests/store pins this down).
 KEYWORD_KEYS = ("client_id", "document_id", "version_id", "kind", "source", "visibility")
 SEARCHABLE, HIDDEN = "searchable", "hidden"
+# How the collection scores BM25: "client" = term frequencies stored without the engine's IDF
+# modifier, each query weighted by its client's own IDF (app/search/bm25.py). Recorded with the
+# collection; a collection without it used the engine's collection-wide IDF.
+SPARSE_IDF = "client"
+# Qdrant fails to decode a payload nested ~128 deep and, in the embedded engine, every later
+# write too. Upload validation bounds metadata far below this; this is the last guard.
+MAX_PAYLOAD_DEPTH = 32
 
 
 def point_id(client_id: str, document_id: str, version_id: str, chunk_index: int) -> str:
@@ -106,6 +113,37 @@ def check_model(recorded: dict[str, Any] | None, dense_model: str, dense_dim: in
             "ingest again), or install the profile that built it.",
             details={"collection_model": recorded.get("dense_model"),
                      "installed_model": dense_model})
+
+
+def check_sparse_scoring(recorded: dict[str, Any] | None, where: object) -> None:
+    """Refuse a collection that weighs BM25 by the engine's collection-wide IDF: its scores
+    would count every client's words (the side channel per-client IDF closes)."""
+    if recorded and recorded.get("sparse_idf") != SPARSE_IDF:
+        raise StoreNeedsReindex(
+            f"the collection at {where} was built with the engine's collection-wide BM25 IDF; "
+            "this version keeps BM25 statistics per client. Re-index: `evidence reindex` "
+            "re-queues every current version from the registry's stored files.",
+            details={"collection": str(where)})
+
+
+def payload_depth(value: Any) -> int:
+    """Nesting depth of a JSON value, iteratively (a recursive walk would fail on deep input)."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if isinstance(node, dict):
+            stack.extend((v, depth + 1) for v in node.values())
+        elif isinstance(node, list):
+            stack.extend((v, depth + 1) for v in node)
+    return deepest
+
+
+def check_payloads(points: Sequence[ChunkPoint]) -> None:
+    for p in points:
+        if payload_depth(p.payload) > MAX_PAYLOAD_DEPTH:
+            raise StoreRejected(f"a chunk payload is nested deeper than {MAX_PAYLOAD_DEPTH} "
+                                "levels; the engine cannot store it")
 
 
 class VectorStore(Protocol):

@@ -9,14 +9,15 @@ minutes, so it is never called here — exact search is ~10 ms below 100k chunks
 from __future__ import annotations
 
 import json
+import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import qdrant_edge as qe
 
-from app.errors import StoreLocked
+from app.errors import StoreLocked, StoreRejected, Unavailable
 from app.models.encoders import SparseVec
 from app.store.base import (
     DENSE,
@@ -27,10 +28,15 @@ from app.store.base import (
     ChunkFilter,
     ChunkPoint,
     FilterOp,
+    SPARSE_IDF,
     StoredHit,
     check_model,
+    check_payloads,
+    check_sparse_scoring,
     filter_plan,
 )
+
+log = logging.getLogger(__name__)
 
 
 def _op(op: FilterOp) -> qe.FieldCondition:
@@ -63,18 +69,31 @@ class EdgeStore:
         meta_path = self._root / "collection.json"
         recorded = json.loads(meta_path.read_text()) if meta_path.exists() else None
         check_model(recorded, dense_model, dense_dim)
-        shard_path = self._root / "shard"
+        check_sparse_scoring(recorded, self._root)
+        self._shard_path = self._root / "shard"
+        self._write_lock = threading.Lock()
+        self._generation = 0  # bumped by every reopen; a read that raced one is retried
+        self._broken: str | None = None
+        self._shard = self._open()
+        if recorded is None:
+            meta_path.write_text(json.dumps({"dense_model": dense_model,
+                                             "dense_dim": dense_dim,
+                                             "sparse_idf": SPARSE_IDF}))
+
+    def _open(self) -> Any:
+        shard_path = self._shard_path
         try:
             if shard_path.exists() and any(shard_path.iterdir()):
-                self._shard = qe.EdgeShard.load(str(shard_path))
-            else:
-                self._shard = qe.EdgeShard.create(str(shard_path), qe.EdgeConfig(
-                    vectors={DENSE: qe.EdgeVectorParams(size=dense_dim,
-                                                        distance=qe.Distance.Cosine)},
-                    sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)}))
-                for key in KEYWORD_KEYS:
-                    self._shard.update(qe.UpdateOperation.create_field_index(
-                        key, qe.PayloadSchemaType.Keyword))
+                return qe.EdgeShard.load(str(shard_path))
+            shard = qe.EdgeShard.create(str(shard_path), qe.EdgeConfig(
+                vectors={DENSE: qe.EdgeVectorParams(size=self.dense_dim,
+                                                    distance=qe.Distance.Cosine)},
+                # no IDF modifier: the engine's IDF would span every client (app/search/bm25.py)
+                sparse_vectors={SPARSE: qe.EdgeSparseVectorParams()}))
+            for key in KEYWORD_KEYS:
+                shard.update(qe.UpdateOperation.create_field_index(
+                    key, qe.PayloadSchemaType.Keyword))
+            return shard
         except Exception as exc:
             if "WouldBlock" in str(exc) or "lock" in str(exc).lower():
                 raise StoreLocked(
@@ -82,69 +101,119 @@ class EdgeStore:
                     "(a running `evidence serve`?); the CLI sends work to the server instead",
                 ) from None
             raise
-        if recorded is None:
-            meta_path.write_text(json.dumps({"dense_model": dense_model,
-                                             "dense_dim": dense_dim}))
-        self._write_lock = threading.Lock()
+
+    def _reopen(self) -> None:
+        """Close and load the shard again (under the write lock): after one failed write the
+        engine refuses every later write ("Not recovered from previous error") until then."""
+        self._generation += 1
+        try:
+            self._shard.close()
+        except Exception:  # noqa: BLE001 - a failed engine may not close cleanly
+            log.warning("closing the failed engine shard raised", exc_info=True)
+        try:
+            self._shard = self._open()
+            self._broken = None
+        except Exception as exc:  # noqa: BLE001 - reported on every later call
+            self._broken = f"{type(exc).__name__}: {exc}"
+            log.error("the embedded engine could not be reopened: %s", self._broken)
+
+    def _check_usable(self) -> None:
+        if self._broken is not None:
+            raise Unavailable(f"the vector engine could not be reopened after a failure "
+                              f"({self._broken}); restart the service", code="STORE_UNAVAILABLE")
+
+    def _update(self, op: Any, what: str) -> None:
+        """One write. A failed write reopens the engine and is tried once more, so a passing
+        fault heals; failing twice, it is this write's own data the engine refuses: the
+        engine is reopened for everyone else and the caller gets a permanent error."""
+        with self._write_lock:
+            self._check_usable()
+            try:
+                self._shard.update(op)
+                return
+            except Exception as first:  # noqa: BLE001
+                log.warning("engine write (%s) failed, reopening: %s", what, first)
+                self._reopen()
+                self._check_usable()
+            try:
+                self._shard.update(op)
+            except Exception as second:  # noqa: BLE001
+                self._reopen()
+                raise StoreRejected(f"the vector engine refused this {what}: {second}") from None
+
+    def _read(self, fn: Callable[[Any], Any]) -> Any:
+        self._check_usable()
+        generation = self._generation
+        try:
+            return fn(self._shard)
+        except Exception:
+            if generation == self._generation:
+                raise
+        with self._write_lock:  # a reopen raced this read: once more on the new shard
+            self._check_usable()
+            return fn(self._shard)
 
     def upsert(self, points: list[ChunkPoint]) -> None:
         if not points:
             return
+        check_payloads(points)
         edge_points = []
         for p in points:
             vectors: dict[str, Any] = {SPARSE: qe.SparseVector(p.sparse.indices, p.sparse.values)}
             if p.dense is not None:
                 vectors[DENSE] = p.dense
             edge_points.append(qe.Point(p.id, vectors, p.payload))
-        with self._write_lock:
-            self._shard.update(qe.UpdateOperation.upsert_points(edge_points))
+        self._update(qe.UpdateOperation.upsert_points(edge_points), "write of chunks")
 
     def set_searchable(self, *, client_id: str, document_id: str, version_id: str,
                        searchable: bool) -> None:
         flt = ChunkFilter(client_id=client_id, searchable_only=False,
                           document_ids=(document_id,), version_ids=(version_id,))
-        with self._write_lock:
-            self._shard.update(qe.UpdateOperation.set_payload_by_filter(
-                _filter(flt), {"visibility": SEARCHABLE if searchable else HIDDEN}))
+        self._update(qe.UpdateOperation.set_payload_by_filter(
+            _filter(flt), {"visibility": SEARCHABLE if searchable else HIDDEN}),
+            "visibility change")
 
     def delete(self, *, client_id: str, document_id: str, version_id: str | None = None) -> None:
         flt = ChunkFilter(client_id=client_id, searchable_only=False,
                           document_ids=(document_id,),
                           version_ids=(version_id,) if version_id else ())
-        with self._write_lock:
-            self._shard.update(qe.UpdateOperation.delete_points_by_filter(_filter(flt)))
+        self._update(qe.UpdateOperation.delete_points_by_filter(_filter(flt)), "deletion")
 
     def query_dense(self, vector: list[float], flt: ChunkFilter, limit: int,
                     fields: Sequence[str] | None = None) -> list[StoredHit]:
-        return _hits(self._shard.query(qe.QueryRequest(
+        request = qe.QueryRequest(
             limit=limit, query=qe.Query.Nearest(vector, using=DENSE), filter=_filter(flt),
-            with_payload=list(fields) if fields else True)))
+            with_payload=list(fields) if fields else True)
+        return _hits(self._read(lambda shard: shard.query(request)))
 
     def query_sparse(self, vector: SparseVec, flt: ChunkFilter, limit: int,
                      fields: Sequence[str] | None = None) -> list[StoredHit]:
         if not vector.indices:
             return []
-        return _hits(self._shard.query(qe.QueryRequest(
+        request = qe.QueryRequest(
             limit=limit, query=qe.Query.Nearest(qe.SparseVector(vector.indices, vector.values),
                                                 using=SPARSE),
-            filter=_filter(flt), with_payload=list(fields) if fields else True)))
+            filter=_filter(flt), with_payload=list(fields) if fields else True)
+        return _hits(self._read(lambda shard: shard.query(request)))
 
     def retrieve(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         if not ids:
             return {}
         # both flags positional: the stub names them, the binding takes them by position
-        return {str(r.id): dict(r.payload or {}) for r in self._shard.retrieve(list(ids), True,
-                                                                              False)}
+        records = self._read(lambda shard: shard.retrieve(list(ids), True, False))
+        return {str(r.id): dict(r.payload or {}) for r in records}
 
     def count(self, flt: ChunkFilter) -> int:
-        return int(self._shard.count(qe.CountRequest(filter=_filter(flt), exact=True)))
+        request = qe.CountRequest(filter=_filter(flt), exact=True)
+        return int(self._read(lambda shard: shard.count(request)))
 
     def scroll(self, flt: ChunkFilter, limit: int = 10_000) -> list[StoredHit]:
-        records, _next = self._shard.scroll(qe.ScrollRequest(
-            limit=limit, filter=_filter(flt), with_payload=True))
+        request = qe.ScrollRequest(limit=limit, filter=_filter(flt), with_payload=True)
+        records, _next = self._read(lambda shard: shard.scroll(request))
         return _hits(records)
 
     def close(self) -> None:
         with self._write_lock:
-            self._shard.flush()
-            self._shard.close()
+            if self._broken is None:
+                self._shard.flush()
+                self._shard.close()

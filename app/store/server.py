@@ -19,11 +19,14 @@ from app.store.base import (
     KEYWORD_KEYS,
     SEARCHABLE,
     SPARSE,
+    SPARSE_IDF,
     ChunkFilter,
     ChunkPoint,
     FilterOp,
     StoredHit,
     check_model,
+    check_payloads,
+    check_sparse_scoring,
     filter_plan,
 )
 
@@ -63,14 +66,16 @@ class ServerStore:
         if self._client.collection_exists(collection):
             info = self._client.get_collection(collection)
             check_model(info.config.metadata, dense_model, dense_dim)
+            check_sparse_scoring(info.config.metadata, collection)
         else:
             self._client.create_collection(
                 collection,
                 vectors_config={DENSE: models.VectorParams(size=dense_dim,
                                                            distance=models.Distance.COSINE)},
-                sparse_vectors_config={SPARSE: models.SparseVectorParams(
-                    modifier=models.Modifier.IDF)},
-                metadata={"dense_model": dense_model, "dense_dim": dense_dim})
+                # no IDF modifier: the engine's IDF would span every client (search/bm25.py)
+                sparse_vectors_config={SPARSE: models.SparseVectorParams()},
+                metadata={"dense_model": dense_model, "dense_dim": dense_dim,
+                          "sparse_idf": SPARSE_IDF})
             for key in KEYWORD_KEYS:
                 self._client.create_payload_index(
                     collection, key, models.KeywordIndexParams(
@@ -79,6 +84,7 @@ class ServerStore:
     def upsert(self, points: list[ChunkPoint]) -> None:
         if not points:
             return
+        check_payloads(points)
         self._client.upsert(self._name, wait=True, points=[models.PointStruct(
             id=p.id, payload=p.payload,
             vector={SPARSE: models.SparseVector(indices=p.sparse.indices, values=p.sparse.values),

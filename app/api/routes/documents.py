@@ -12,10 +12,12 @@ from app.api.deps import ClientDep, DocumentDep, PublishingClientDep, RuntimeDep
 from app.errors import PayloadTooLarge
 from app.registry import documents as docs_registry
 from app.registry import jobs as jobs_registry
+from app.registry.database import commit_with_retry
 from app.registry.tables import Document, DocumentVersion, IngestionJob
 from app.uploads import accept_upload, parse_metadata_field
 
 router = APIRouter(tags=["documents"])
+MAX_LIST_OFFSET = 10_000_000  # far past any listing, well inside the registry's integers
 
 
 class UploadAccepted(BaseModel):
@@ -101,12 +103,14 @@ def upload_document(
         raise PayloadTooLarge(f"{file.filename} is over the upload limit of {limit:,} bytes "
                               "(EVIDENCE_INGEST__MAX_UPLOAD_BYTES)",
                               details={"limit_bytes": limit})
-    custom = parse_metadata_field(metadata)
-    upload = accept_upload(session, settings=runtime.settings.ingest, client_id=client.id,
-                           filename=file.filename or "upload", content=content,
-                           document_id=document_id or None, custom=custom, source=source,
-                           path=path)
-    session.commit()
+    limits = runtime.settings.limits.metadata()
+    custom = parse_metadata_field(metadata, limits)
+    # Parallel uploads to one document_id race for its next version number: the loser of
+    # a race registers again (commit_with_retry), so each gets its own version, no gaps.
+    upload = commit_with_retry(session, lambda: accept_upload(
+        session, settings=runtime.settings.ingest, limits=limits, client_id=client.id,
+        filename=file.filename or "upload", content=content, document_id=document_id or None,
+        custom=custom, source=source, path=path), what="this upload")
     wake = getattr(request.app.state, "wake_worker", None)
     if wake is not None:
         wake()
@@ -117,7 +121,7 @@ def upload_document(
 
 @router.get("/documents", response_model=DocumentList)
 def list_documents(session: SessionDep, client: ClientDep,
-                   offset: Annotated[int, Query(ge=0)] = 0,
+                   offset: Annotated[int, Query(ge=0, le=MAX_LIST_OFFSET)] = 0,
                    limit: Annotated[int, Query(ge=1, le=200)] = 50) -> DocumentList:
     rows, total = docs_registry.list_documents(session, client_id=client.id, offset=offset,
                                                limit=limit)

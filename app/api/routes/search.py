@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
@@ -28,8 +29,9 @@ from app.api.schemas import (
 )
 from app.errors import BadRequest, Conflict
 from app.leaves import LeafMatch
-from app.registry import discovery
+from app.registry import bm25_stats, discovery
 from app.registry.tables import Document, DocumentVersion
+from app.search.bm25 import CorpusLookup, CorpusStats
 from app.search.filters import RESERVED, parse_filters
 from app.search.metadata_lane import (
     MAX_EVIDENCE,
@@ -96,7 +98,8 @@ def answer_search(session: Session, engine: SearchEngine, *, client_id: str,
     lower_bound, reranked, reranked_count = False, False, 0
     if body.scope in ("content", "both"):
         outcome = engine.search(SearchPlan(query=body.query, alpha=alpha, rerank=body.rerank,
-                                           offset=0, limit=window, filter=flt))
+                                           offset=0, limit=window, filter=flt,
+                                           corpus=client_corpus(session, client_id)))
         content, lower_bound = outcome.versions, outcome.total_is_lower_bound
         reranked, reranked_count = outcome.reranked, outcome.reranked_count
         timings.update(outcome.trace.timings)
@@ -137,6 +140,15 @@ def answer_search(session: Session, engine: SearchEngine, *, client_id: str,
         query_time_ms=timings["total"],
         retrieval=RetrievalInfo(alpha=alpha, reranked=reranked, reranked_count=reranked_count),
         applied_filters=applied, scope=body.scope, timings=timings, warnings=warnings))
+
+
+def client_corpus(session: Session, client_id: str) -> CorpusLookup:
+    """The client's own BM25 statistics, read in this request's session."""
+
+    def lookup(terms: Sequence[int]) -> CorpusStats:
+        return CorpusStats(*bm25_stats.lookup(session, client_id=client_id, terms=terms))
+
+    return lookup
 
 
 def _metadata_lane(session: Session, client_id: str, query: str, flt: ChunkFilter,

@@ -1,0 +1,84 @@
+"""Per-client BM25 statistics in the registry (the query side is app/search/bm25.py).
+
+A client's N is the number of chunks of its current, published versions and each term's df the
+number of those chunks holding it. A version's own counts (``term_df``) are added when it
+becomes current and taken away when it is superseded or deleted, inside the transaction that
+publishes or deletes it, so statistics and visibility never disagree. Increments are upserts
+in term order (no lost updates between concurrent publishers, no lock-order deadlocks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import bindparam, delete, select, update
+from sqlalchemy.orm import Session
+
+from app.registry.tables import Bm25Corpus, Bm25Term, DocumentVersion
+
+TERMS = Bm25Term.__table__
+CORPUS = Bm25Corpus.__table__
+
+
+def _insert(session: Session):  # type: ignore[no-untyped-def]
+    if session.get_bind().dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    return insert
+
+
+def add_version(session: Session, *, client_id: str, version: DocumentVersion) -> None:
+    """Count a version that became current."""
+    _apply(session, client_id, version, +1)
+
+
+def remove_version(session: Session, *, client_id: str, version: DocumentVersion) -> None:
+    """Stop counting a version that was superseded or deleted."""
+    _apply(session, client_id, version, -1)
+
+
+def _apply(session: Session, client_id: str, version: DocumentVersion, sign: int) -> None:
+    term_df = version.term_df or {}
+    chunks = version.chunk_count if version.term_df is not None else 0
+    if not term_df and not chunks:
+        return
+    insert = _insert(session)
+    corpus = insert(CORPUS).values(client_id=client_id, chunk_count=sign * chunks)
+    session.execute(corpus.on_conflict_do_update(
+        index_elements=["client_id"],
+        set_={"chunk_count": CORPUS.c.chunk_count + corpus.excluded.chunk_count}))
+    rows = [{"client_id": client_id, "term": int(t), "df": sign * n}
+            for t, n in sorted(term_df.items(), key=lambda kv: int(kv[0]))]
+    if not rows:
+        return
+    if sign > 0:
+        stmt = insert(TERMS)
+        session.execute(stmt.on_conflict_do_update(
+            index_elements=["client_id", "term"], set_={"df": TERMS.c.df + stmt.excluded.df}),
+            rows)
+    else:
+        session.execute(
+            update(TERMS).where(TERMS.c.client_id == bindparam("c"),
+                                TERMS.c.term == bindparam("t"))
+            .values(df=TERMS.c.df + bindparam("n")),
+            [{"c": r["client_id"], "t": r["term"], "n": r["df"]} for r in rows])
+        session.execute(delete(TERMS).where(TERMS.c.client_id == client_id, TERMS.c.df <= 0))
+
+
+def lookup(session: Session, *, client_id: str, terms: Sequence[int]
+           ) -> tuple[int, dict[int, int]]:
+    """(the client's chunk count, {term: df}) for the query's terms: one indexed read."""
+    chunks = session.scalar(select(CORPUS.c.chunk_count).where(
+        CORPUS.c.client_id == client_id)) or 0
+    if not terms:
+        return chunks, {}
+    rows = session.execute(select(TERMS.c.term, TERMS.c.df).where(
+        TERMS.c.client_id == client_id, TERMS.c.term.in_(sorted(set(terms)))))
+    return chunks, {int(t): int(n) for t, n in rows}
+
+
+def clear(session: Session) -> None:
+    """Forget every client's statistics (a re-index counts every version again)."""
+    session.execute(delete(TERMS))
+    session.execute(delete(CORPUS))
