@@ -7,19 +7,31 @@ serving process, because the embedded engine locks its folder against a second p
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from fastapi import FastAPI
 
 from app.api.errors import install_error_handlers
+from app.api.guard import CatchAll, Gate
 from app.api.routes import clients, documents, health, search
-from app.runtime import Runtime, build_runtime, ensure_first_client
+from app.runtime import INITIAL_KEY_FILE, Runtime, build_runtime, ensure_first_client
 from app.search.pipeline import SearchEngine
 from app.settings import Settings
 
 log = logging.getLogger(__name__)
+
+
+def announce_first_key(key: str, path: Path) -> None:
+    """The first key in full once, on the terminal only; logs (which are collected and kept)
+    get its prefix and where the file is."""
+    log.warning("created the first client 'default'; its API key %s… is in %s (readable by "
+                "this user only)", key[:10], path)
+    if sys.stderr.isatty():
+        print(f"\n  API key of client 'default' (shown once): {key}\n", file=sys.stderr)
 
 
 def create_app(settings: Settings, runtime: Runtime | None = None,
@@ -33,8 +45,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
         app.state.search_engine = SearchEngine(rt.store, rt.models, settings.search)
         key = ensure_first_client(settings, rt.sessions)
         if key:
-            log.warning("created the first client 'default'; its API key is %s (also in %s)",
-                        key, settings.data_dir / "initial-api-key.txt")
+            announce_first_key(key, settings.data_dir / INITIAL_KEY_FILE)
         stop = threading.Event()
         thread = None
         if start_worker if start_worker is not None else settings.embedded_worker:
@@ -55,10 +66,17 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
             if runtime is None:
                 rt.close()
 
+    # redirect_slashes off: the redirect would echo the Host header back (an absolute URL).
     app = FastAPI(title="Evidence Search", version="0.1.0", lifespan=lifespan,
+                  redirect_slashes=False,
                   description="Document-version search: hybrid dense + BM25 retrieval over "
                               "Qdrant, answering with Evidence Results.")
     install_error_handlers(app)
+    limits = settings.limits
+    app.add_middleware(Gate, json_limit=limits.json_body_bytes,  # inner: added first
+                       multipart_limit=settings.ingest.max_upload_bytes
+                       + limits.multipart_margin_bytes)
+    app.add_middleware(CatchAll)
     for module in (documents, search, clients, health):
         app.include_router(module.router)
     return app

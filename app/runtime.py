@@ -33,6 +33,36 @@ class Runtime:
         self.engine.dispose()
 
 
+def private_data(settings: Settings) -> None:
+    """Everything this process writes is readable by its user only (umask 077), and the
+    embedded data (registry, engine, first key) is tightened if an older run left it open:
+    folders 0700, files 0600. Any local user could otherwise read every client's text."""
+    os.umask(0o077)
+    roots = [Path(settings.data_dir)]
+    if settings.qdrant.url is None:
+        roots.append(Path(settings.qdrant.path))
+    url = settings.database.url
+    if url.startswith("sqlite") and url.split("///", 1)[-1] not in ("", ":memory:"):
+        db = Path(url.split("///", 1)[-1])
+        roots += [db.parent / (db.name + suffix) for suffix in ("", "-wal", "-shm")]
+    for root in roots:
+        if root.is_dir():
+            _tighten(root)
+            for path in root.rglob("*"):
+                _tighten(path)
+        elif root.exists():
+            _tighten(root)
+
+
+def _tighten(path: Path) -> None:
+    if path.is_symlink():
+        return
+    try:
+        path.chmod(0o700 if path.is_dir() else 0o600)
+    except OSError as exc:  # not ours to change: say so, do not stop
+        log.warning("could not make %s private: %s", path, exc)
+
+
 def open_registry(settings: Settings) -> tuple[Engine, sessionmaker[Session]]:
     engine = make_engine(settings.database.url)
     migrate(engine)
@@ -41,6 +71,8 @@ def open_registry(settings: Settings) -> tuple[Engine, sessionmaker[Session]]:
 
 def build_runtime(settings: Settings, *, models: LoadedModels | None = None,
                   store: VectorStore | None = None) -> Runtime:
+    private_data(settings)
+    Path(settings.data_dir).mkdir(parents=True, exist_ok=True)
     engine, sessions = open_registry(settings)
     models = models or load_models(settings.models.dir,
                                    batch_size=settings.models.embed_batch_size,

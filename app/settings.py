@@ -78,6 +78,9 @@ class IngestSettings(_Group):
     # three times per lease): renewing after every step cost ~10 ms per small document.
     heartbeat_s: float = Field(2.0, gt=0)
     poll_interval_s: float = 0.5
+    # Deleted documents' text leaves the embedded engine's segments by a compaction the worker
+    # runs between jobs, at most this often (0: never). It holds the GIL ~1 s per 60k chunks.
+    compact_interval_s: float = Field(60.0, ge=0)
 
 
 class LimitSettings(_Group):

@@ -31,9 +31,25 @@ class Worker:
         self.deps, self.settings = deps, settings
         self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self.wake = threading.Event()
+        self._compacted_at = float("-inf")
+
+    def compact_if_due(self) -> bool:
+        """Compact the engine when documents were deleted and the interval has passed, so a
+        deleted document's text leaves its files within about ``compact_interval_s``."""
+        interval = self.settings.compact_interval_s
+        store = self.deps.store
+        if (not interval or not store.delete_pending_compaction()
+                or time.monotonic() - self._compacted_at < interval):
+            return False
+        started = time.perf_counter()
+        store.compact()
+        self._compacted_at = time.monotonic()
+        log.info("engine compacted in %.2f s", time.perf_counter() - started)
+        return True
 
     def run_once(self) -> bool:
         """Process one due job, or else a batch of metadata discovery; False when idle."""
+        self.compact_if_due()
         with transaction(self.deps.sessions) as s:
             job = jobs.claim_next(s, worker_id=self.worker_id, lease_s=self.settings.lease_s)
         if job is None:

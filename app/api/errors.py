@@ -23,7 +23,19 @@ FIELD_CODES = {
 
 
 def error_body(code: str, message: str, details: dict[str, Any] | None = None) -> dict:
-    return {"error": {"code": code, "message": message, "details": details or {}}}
+    return _encodable({"error": {"code": code, "message": message, "details": details or {}}})
+
+
+def _encodable(value: Any) -> Any:
+    """Strings UTF-8 can encode: an error may quote a client's lone surrogate back, and the
+    JSON encoder would fail on it (a 500 while reporting a 422)."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_encodable(k): _encodable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_encodable(v) for v in value]
+    return value
 
 
 def _field_path(loc: Any) -> list[Any]:
@@ -75,9 +87,4 @@ def install_error_handlers(app: FastAPI) -> None:
         code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}.get(exc.status_code, "HTTP_ERROR")
         return JSONResponse(error_body(code, str(exc.detail)), status_code=exc.status_code)
 
-    @app.exception_handler(Exception)
-    async def _unexpected(_req: Request, exc: Exception) -> JSONResponse:
-        log.exception("unhandled error")
-        return JSONResponse(error_body("INTERNAL_ERROR", "an unexpected error occurred; it has "
-                                       "been logged", {"type": type(exc).__name__}),
-                            status_code=500)
+    # Unexpected exceptions are answered by app/api/guard.py's CatchAll (connection kept).

@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from app.limits import is_valid_utf8
+
 MAX_WINDOW = 200
 MAX_QUERY_CHARS = 4000
 
@@ -33,6 +35,8 @@ class SearchRequest(BaseModel):
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("query must not be empty or whitespace")
+        if not is_valid_utf8(value):
+            raise ValueError("query is not valid UTF-8 (a lone surrogate such as \\ud800)")
         return value
 
     @field_validator("scope")

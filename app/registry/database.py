@@ -37,12 +37,25 @@ def make_engine(url: str) -> Engine:
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA foreign_keys=ON")
             cur.execute("PRAGMA busy_timeout=30000")
+            # deleted rows are overwritten with zeros, not left readable in free pages
+            cur.execute("PRAGMA secure_delete=ON")
             cur.close()
 
         return engine
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
     return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
+
+
+def scrub_deleted(engine: Engine) -> None:
+    """After a deletion: fold SQLite's write-ahead log into the (secure-delete) database and
+    truncate it, so the deleted text is not left in the WAL file. Best effort: a checkpoint
+    that a long reader blocks completes at the next deletion. PostgreSQL: nothing here
+    (its VACUUM reclaims dead rows)."""
+    if engine.dialect.name != "sqlite":
+        return
+    with engine.connect() as conn:
+        conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 def migrate(engine: Engine) -> None:

@@ -14,11 +14,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.errors import BadRequest
+from app.limits import check_scalar
 from app.leaves import GROUPS, KEY_RE, STANDARD_TYPES, Leaf, value_type
 from app.store import ChunkFilter
 from app.store.base import Alternatives
 
 RESERVED = ("document_id", "version_id", "kind", "source")
+MAX_FILTER_KEYS = 32
+MAX_FILTER_VALUES = 100  # per key
+MAX_FILTER_STRING = 1000
 KINDS = ("pdf", "docx", "html", "md", "txt")
 Scalar = str | int | float | bool
 
@@ -44,10 +48,17 @@ def parse_filters(filters: Mapping[str, Any], *, client_id: str,
     applied: dict[str, list[Scalar]] = {}
     reserved: dict[str, tuple[str, ...]] = {}
     metadata: list[Alternatives] = []
+    if len(filters) > MAX_FILTER_KEYS:
+        raise BadRequest(f"at most {MAX_FILTER_KEYS} filter keys", code="INVALID_FILTER")
     for key, value in filters.items():
         values = value if isinstance(value, list) else [value]
         if not values:
             raise _bad(key, "an empty list matches nothing; leave the key out instead")
+        if len(values) > MAX_FILTER_VALUES:
+            raise _bad(key, f"at most {MAX_FILTER_VALUES} values")
+        for v in values:  # 64-bit integers, finite numbers, UTF-8 strings: what the engine holds
+            check_scalar(v, where=f"filter {key[:100]!r}", code="INVALID_FILTER",
+                         max_chars=MAX_FILTER_STRING)
         if key in RESERVED:
             if not all(isinstance(v, str) and v for v in values):
                 raise _bad(key, "takes a non-empty string or a list of them")

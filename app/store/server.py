@@ -134,5 +134,13 @@ class ServerStore:
                                          with_payload=True)
         return _hits(records)
 
+    def delete_pending_compaction(self) -> bool:
+        return False
+
+    def compact(self) -> bool:
+        """A Qdrant server vacuums deleted points with its own optimizers (its
+        ``deleted_threshold``); nothing to do from here."""
+        return False
+
     def close(self) -> None:
         self._client.close()

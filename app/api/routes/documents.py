@@ -12,7 +12,7 @@ from app.api.deps import ClientDep, DocumentDep, PublishingClientDep, RuntimeDep
 from app.errors import PayloadTooLarge
 from app.registry import documents as docs_registry
 from app.registry import jobs as jobs_registry
-from app.registry.database import commit_with_retry
+from app.registry.database import commit_with_retry, scrub_deleted
 from app.registry.tables import Document, DocumentVersion, IngestionJob
 from app.uploads import accept_upload, parse_metadata_field
 
@@ -140,6 +140,8 @@ def delete_document(runtime: RuntimeDep, session: SessionDep, client: ClientDep,
     """Delete a document, every version and every chunk of it in the vector store."""
     runtime.store.delete(client_id=client.id, document_id=document.document_id)
     docs_registry.delete_document(session, document=document)
+    session.commit()
+    scrub_deleted(runtime.engine)
 
 
 @router.get("/jobs/{job_id}", response_model=JobOut)

@@ -1,0 +1,141 @@
+"""The door: what every request passes before a route sees it (pure ASGI middleware).
+
+- ``CatchAll`` (outermost): an unexpected exception answers 500 in the one error shape and the
+  connection stays usable. (Starlette's own handler answers, then re-raises, and the server
+  then drops a keep-alive connection, failing the client's next request too.)
+- ``Gate``: the body is bounded before anything reads it and the API key is checked before the
+  body is read at all. A Content-Length over the limit is refused at once; a body without one
+  is counted as it streams and cut off at the limit. Unauthenticated callers get their 401
+  without the server reading, parsing or storing what they sent.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import anyio
+from fastapi.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.api.errors import error_body
+from app.errors import ServiceError
+from app.registry import clients as clients_registry
+from app.registry.database import transaction
+
+log = logging.getLogger(__name__)
+PUBLIC_PATHS = frozenset({"/health", "/docs", "/docs/oauth2-redirect", "/redoc",
+                          "/openapi.json"})
+
+
+async def _answer(scope: Scope, receive: Receive, send: Send, status: int, code: str,
+                  message: str, details: dict[str, Any] | None = None) -> None:
+    await JSONResponse(error_body(code, message, details), status_code=status)(
+        scope, receive, send)
+
+
+class CatchAll:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking_send)
+        except Exception as exc:  # noqa: BLE001 - the one place unexpected errors end
+            log.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"))
+            if not started:
+                await _answer(scope, receive, send, 500, "INTERNAL_ERROR",
+                              "an unexpected error occurred; it has been logged",
+                              {"type": type(exc).__name__})
+
+
+class Gate:
+    def __init__(self, app: ASGIApp, *, json_limit: int, multipart_limit: int) -> None:
+        self.app, self.json_limit, self.multipart_limit = app, json_limit, multipart_limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1")
+                   for k, v in scope.get("headers", [])}
+        multipart = headers.get("content-type", "").lower().startswith("multipart/form-data")
+        limit = self.multipart_limit if multipart else self.json_limit
+        code = "FILE_TOO_LARGE" if multipart else "REQUEST_TOO_LARGE"
+        too_large = (f"the request body is over the limit of {limit:,} bytes"
+                     + (" (the upload limit plus a margin for the form)" if multipart else ""))
+        declared = headers.get("content-length")
+        if declared is not None:
+            if not declared.strip().isdigit():
+                await _answer(scope, receive, send, 400, "INVALID_REQUEST",
+                              "Content-Length is not a number")
+                return
+            if int(declared) > limit:
+                await _answer(scope, receive, send, 413, code, too_large,
+                              {"limit_bytes": limit})
+                return
+        if scope["path"] not in PUBLIC_PATHS:
+            refused = await self._authenticate(scope, headers)
+            if refused is not None:
+                await _answer(scope, receive, send, refused.http_status, refused.code,
+                              refused.message, refused.details)
+                return
+
+        received, cut_off, sent = 0, False, False
+
+        async def counting_receive() -> Message:
+            nonlocal received, cut_off
+            if cut_off:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:  # the route sees a disconnect; we answer 413 below
+                    cut_off = True
+                    return {"type": "http.disconnect"}
+            return message
+
+        async def guarded_send(message: Message) -> None:
+            nonlocal sent
+            if cut_off:
+                return  # the route's answer to the cut-off body is replaced by the 413
+            sent = sent or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counting_receive, guarded_send)
+        except Exception:
+            if not cut_off:
+                raise
+        if cut_off and not sent:
+            await _answer(scope, receive, send, 413, code, too_large, {"limit_bytes": limit})
+
+    @staticmethod
+    async def _authenticate(scope: Scope, headers: dict[str, str]) -> ServiceError | None:
+        """Resolve the API key to a client id (kept in the request state for the routes)."""
+        secret = headers.get("x-api-key")
+        authorization = headers.get("authorization", "")
+        if authorization.lower().startswith("bearer "):
+            secret = authorization[7:].strip()
+        runtime = scope["app"].state.runtime
+
+        def lookup() -> str:
+            with transaction(runtime.sessions) as session:
+                return clients_registry.client_for_key(session, secret=secret).id
+
+        try:
+            client_id = await anyio.to_thread.run_sync(lookup)
+        except ServiceError as exc:
+            return exc
+        scope.setdefault("state", {})["client_id"] = client_id
+        return None
