@@ -127,6 +127,42 @@ def ingest(
 
 
 @app.command()
+def reindex() -> None:
+    """Rebuild the vector collection from the files the registry keeps (after an upgrade that
+    changes how chunks are stored; the error that sends you here says so).
+
+    Embedded: the old engine folder is renamed aside (delete it once satisfied), a new one is
+    built, every current version is queued again and ingested here. A Qdrant server: point
+    EVIDENCE_QDRANT__COLLECTION at a new collection first; the old one is left untouched.
+    """
+    from app.registry import bm25_stats, jobs
+    from app.registry.database import transaction
+    from app.runtime import build_runtime
+    from app.store.edge import set_aside
+    from ingest.service import build_worker
+
+    _logging()
+    settings = get_settings()
+    try:
+        if settings.qdrant.url is None:
+            aside = set_aside(settings.qdrant.path)
+            if aside is not None:
+                console.print(f"the previous engine folder is kept at {aside}")
+        runtime = build_runtime(settings)
+    except ServiceError as exc:
+        _fail(exc.message)
+    try:
+        with transaction(runtime.sessions) as s:
+            bm25_stats.clear(s)
+            queued = jobs.requeue_current_versions(s, max_attempts=settings.ingest.max_attempts)
+        console.print(f"re-indexing {queued} current versions")
+        build_worker(runtime).drain()
+    finally:
+        runtime.close()
+    console.print("done: every current version is indexed again")
+
+
+@app.command()
 def search(
     query: str,
     alpha: Annotated[float | None, typer.Option(min=0.0, max=1.0)] = None,

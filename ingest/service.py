@@ -10,11 +10,12 @@ from ingest.pipeline import IngestDeps
 from ingest.worker import Worker
 
 
-def build_deps(runtime: Runtime) -> IngestDeps:
+def build_deps(runtime: Runtime, *, entities: bool = True) -> IngestDeps:
     models, ingest = runtime.models, runtime.settings.ingest
     chunker = Chunker(models.count_tokens, chunk_size=ingest.chunk_size,
                       chunk_overlap=ingest.chunk_overlap)
-    embedder = BatchEmbedder(models.dense, models.sparse, EntityExtractor(models.spacy_path))
+    embedder = BatchEmbedder(models.dense, models.sparse,
+                             EntityExtractor(models.spacy_path) if entities else None)
     return IngestDeps(sessions=runtime.sessions, store=runtime.store, chunker=chunker,
                       embedder=embedder)
 

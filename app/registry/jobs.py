@@ -8,6 +8,7 @@ proves this worker won it.
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -15,7 +16,7 @@ from sqlalchemy import and_, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.errors import NotFound
-from app.registry.tables import DocumentVersion, IngestionJob, utcnow
+from app.registry.tables import Document, DocumentVersion, IngestionJob, utcnow
 
 
 @dataclass(frozen=True)
@@ -122,3 +123,19 @@ def get_job(session: Session, *, client_id: str, job_id: str) -> IngestionJob:
     if job is None or job.client_id != client_id:
         raise NotFound(f"no job {job_id!r}", code="JOB_NOT_FOUND")
     return job
+
+
+def requeue_current_versions(session: Session, *, max_attempts: int) -> int:
+    """A queued job for every current, published version, so a re-index writes each one's
+    chunks again from the stored file (its publication makes it current once more)."""
+    rows = session.execute(
+        select(DocumentVersion.id, Document.client_id)
+        .join(Document, DocumentVersion.document_pk == Document.id)
+        .where(DocumentVersion.state == "published",
+               DocumentVersion.version_id == Document.current_version_id)).all()
+    for version_pk, client_id in rows:
+        session.add(IngestionJob(id=str(uuid.uuid4()), client_id=client_id,
+                                 version_pk=version_pk, status="queued", attempts=0,
+                                 max_attempts=max_attempts, progress=0.0,
+                                 next_attempt_at=utcnow()))
+    return len(rows)

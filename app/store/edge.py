@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -242,3 +243,22 @@ class EdgeStore:
             if self._broken is None:
                 self._shard.flush()
                 self._shard.close()
+
+
+def set_aside(path: Path) -> Path | None:
+    """Move an embedded collection out of the way (kept, renamed) so a new one can be built;
+    None if there is none. StoreLocked while a running process holds it."""
+    path = Path(path)
+    shard = path / "shard"
+    if not path.exists() or not any(path.iterdir()):
+        return None
+    if shard.exists() and any(shard.iterdir()):
+        try:  # the folder lock is the engine's: loading proves nobody else holds it
+            qe.EdgeShard.load(str(shard)).close()
+        except Exception as exc:
+            if "WouldBlock" in str(exc) or "lock" in str(exc).lower():
+                raise StoreLocked(f"the embedded engine at {shard} is in use by another "
+                                  "process: stop `evidence serve` first") from None
+    aside = path.with_name(f"{path.name}.before-reindex-{time.strftime('%Y%m%d-%H%M%S')}")
+    path.rename(aside)
+    return aside

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from app.errors import ModelMismatchError
+from app.errors import ModelMismatchError, StoreNeedsReindex, StoreRejected
+from app.models.encoders import SparseVec
+from app.search.bm25 import CorpusStats, term_document_frequencies, weigh_query
 from app.settings import QdrantSettings
 from app.store import ChunkFilter, ChunkPoint, open_store
 from app.store.base import HIDDEN, SEARCHABLE, point_id
@@ -54,10 +56,14 @@ def test_dense_query_is_filtered_by_client_inside_the_engine(store) -> None:
     assert len(hits) == 4
 
 
-def test_sparse_query_scores_bm25_with_idf(store) -> None:
-    hits = store.query_sparse(FakeSparse().embed_query("PO-2231"), ChunkFilter("c1"), 10)
+def test_sparse_query_is_a_plain_dot_product_the_idf_is_the_querys(store) -> None:
+    """No engine IDF modifier: stored term counts times the query's weights, nothing else."""
+    query = FakeSparse().embed_query("PO-2231")
+    hits = store.query_sparse(SparseVec(query.indices, [2.5] * len(query.indices)),
+                              ChunkFilter("c1"), 10)
     assert _ids(hits) == [("b", 0)]
-    assert hits[0].score > 0
+    # "invoice PO-2231 paid": "po" and "2231" once each (FakeSparse splits on \W), 2.5 apiece
+    assert hits[0].score == pytest.approx(5.0)
 
 
 def test_hidden_versions_are_invisible_until_made_searchable(store) -> None:
@@ -132,3 +138,57 @@ def test_lanes_can_fetch_only_some_fields_and_retrieve_the_rest(store) -> None:
     full = store.retrieve([h.id for h in hits])
     assert {full[h.id]["text"] for h in hits} == {"budget report for apollo", "budget overrun"}
     assert store.retrieve([]) == {}
+
+
+def test_per_client_idf_reproduces_the_engines_own_idf_on_one_client(tmp_path: Path) -> None:
+    """Why `evidence eval` (one client) scores as before: the same points scored by the
+    engine's IDF modifier and by our store with the query weighted by weigh_query agree."""
+    import qdrant_edge as qe
+
+    texts = [f"budget report {i} apollo" if i % 3 else f"vacation days {i} budget"
+             for i in range(30)] + ["apollo apollo moon"]
+    vectors = FakeSparse().embed_documents(texts)
+    engine_idf = qe.EdgeShard.create(str(tmp_path / "old"), qe.EdgeConfig(
+        sparse_vectors={"s": qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)}))
+    engine_idf.update(qe.UpdateOperation.upsert_points([
+        qe.Point(i, {"s": qe.SparseVector(v.indices, v.values)}, {}) for i, v in
+        enumerate(vectors)]))
+    ours = open_store(_settings("edge", tmp_path), dense_model="m", dense_dim=384)
+    ours.upsert([ChunkPoint(id=point_id("c", "d", "v", i), dense=None, sparse=v,
+                            payload={"client_id": "c", "document_id": "d", "version_id": "v",
+                                     "chunk_index": i, "visibility": SEARCHABLE})
+                 for i, v in enumerate(vectors)])
+    df = {int(t): n for t, n in term_document_frequencies(vectors).items()}
+    for query in ("apollo", "budget apollo", "vacation moon"):
+        q = FakeSparse().embed_query(query)
+        expected = sorted(p.score for p in engine_idf.query(qe.QueryRequest(
+            limit=50, query=qe.Query.Nearest(qe.SparseVector(q.indices, q.values), using="s"))))
+        got = sorted(h.score for h in ours.query_sparse(
+            weigh_query(q, CorpusStats(len(vectors), df)), ChunkFilter("c"), 50))
+        assert got == pytest.approx(expected, rel=1e-5), query
+    engine_idf.close()
+    ours.close()
+
+
+def test_payload_nested_too_deep_never_reaches_the_engine(store) -> None:
+    deep: object = 1
+    for _ in range(125):
+        deep = {"x": deep}
+    point = ChunkPoint(id=point_id("c1", "deep", "v1", 0), dense=None,
+                       sparse=SparseVec([1], [1.0]),
+                       payload={"client_id": "c1", "document_id": "deep", "version_id": "v1",
+                                "chunk_index": 0, "visibility": HIDDEN, "meta": deep})
+    with pytest.raises(StoreRejected):
+        store.upsert([point])
+    store.set_searchable(client_id="c1", document_id="a", version_id="v1", searchable=False)
+    store.delete(client_id="c1", document_id="b")  # later writes go on
+    assert store.count(ChunkFilter("c1")) == 0 and store.count(ChunkFilter("c2")) == 1
+
+
+def test_a_collection_scored_by_the_engines_idf_asks_for_a_reindex(tmp_path: Path) -> None:
+    (tmp_path / "edge").mkdir()
+    (tmp_path / "edge" / "collection.json").write_text(
+        '{"dense_model": "m", "dense_dim": 384}')  # as written before per-client BM25
+    with pytest.raises(StoreNeedsReindex) as err:
+        open_store(_settings("edge", tmp_path), dense_model="m", dense_dim=384)
+    assert "evidence reindex" in err.value.message

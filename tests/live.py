@@ -1,0 +1,70 @@
+"""A real server on a loopback port (uvicorn in a thread) for tests that need real HTTP:
+keep-alive connections, raw request bodies, schemathesis over the spec."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import uvicorn
+
+from app.main import create_app
+from app.models.loading import LoadedModels
+from app.registry import clients as reg
+from app.registry.database import transaction
+from app.runtime import Runtime, build_runtime
+from ingest.service import build_deps
+from ingest.worker import Worker
+from tests.conftest import make_settings
+
+
+@dataclass
+class LiveServer:
+    url: str
+    port: int
+    runtime: Runtime
+    worker: Worker
+    keys: dict[str, str]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def live_server(tmp_path: Path, models: LoadedModels, clients: tuple[str, ...] = ("acme",),
+                db_url: str | None = None) -> Iterator[LiveServer]:
+    """The app on 127.0.0.1 with a worker the test drives (no entity model: fake-friendly)."""
+    settings = make_settings(tmp_path, db_url)
+    runtime = build_runtime(settings, models=models)
+    deps = build_deps(runtime, entities=False)
+    worker = Worker(deps, settings.ingest, worker_id="live-test-worker")
+    keys = {}
+    with transaction(runtime.sessions) as s:
+        for name in clients:
+            keys[name] = reg.create_client(s, name=name)[1]
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(settings, runtime=runtime,
+                                                      start_worker=False),
+                                           host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.02)
+    try:
+        yield LiveServer(url=f"http://127.0.0.1:{port}", port=port, runtime=runtime,
+                         worker=worker, keys=keys)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        runtime.close()
