@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -11,8 +10,6 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.errors import ServiceError
-
-log = logging.getLogger(__name__)
 
 # Request-validation failures on these fields get their own stable code.
 FIELD_CODES = {

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.errors import BadRequest
-from app.limits import check_scalar
 from app.leaves import GROUPS, KEY_RE, STANDARD_TYPES, Leaf, value_type
+from app.limits import check_scalar
 from app.store import ChunkFilter
 from app.store.base import Alternatives
 
@@ -144,6 +144,11 @@ def payload_meta(leaves: list[Leaf]) -> tuple[dict[str, Any], dict[str, Any]]:
         node = target
         for part in parents:
             node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                break  # a value already sits where this leaf needs an object (lists of
+                # objects of different shapes): the leaf is kept in the registry, not here
+        if not isinstance(node, dict):
+            continue
         existing = node.get(last)
         if existing is None:
             node[last] = value

@@ -74,6 +74,8 @@ def test_metadata_nested_125_deep_is_refused_and_every_client_goes_on(svc: Servi
     '{"n": 1e400}',
     '{"n": NaN}',
     '{"big": 9223372036854775808}',
+    '{"a": [1, {"b": 1}]}',  # a value and an object under one key: its job crashed thrice
+    '{"a.b": 1}',
 ])
 def test_metadata_the_registry_or_the_answer_cannot_hold_is_422(svc: Service,
                                                                  metadata: str) -> None:
@@ -82,12 +84,14 @@ def test_metadata_the_registry_or_the_answer_cannot_hold_is_422(svc: Service,
     assert svc.http.get("/documents", headers=svc.auth()).json()["total"] == 0
 
 
-def test_a_metadata_list_of_null_and_an_object_publishes(svc: Service) -> None:
-    body = svc.ingest("a.txt", "text", metadata='{"a": [null, {"b": 1}]}', document_id="doc")
+@pytest.mark.parametrize("custom", [{"a": [None, {"b": 1}]},
+                                    {"a": [{"b": 1}, {"b": {"c": 2}}]}])
+def test_lists_of_objects_of_any_shape_publish(svc: Service, custom: dict) -> None:
+    body = svc.ingest("a.txt", "text", metadata=json.dumps(custom), document_id="doc")
     job = svc.http.get(f"/jobs/{body['job_id']}", headers=svc.auth()).json()
     assert job["status"] == "succeeded", job["error"]
     doc = svc.http.get("/documents/doc", headers=svc.auth()).json()
-    assert doc["versions"][0]["canonical_metadata"]["custom"] == {"a": [None, {"b": 1}]}
+    assert doc["versions"][0]["canonical_metadata"]["custom"] == custom
     r = svc.search(query="text", filters={"custom.a.b": 1})
     assert [row["document_version"]["document_id"] for row in r.json()["results"]] == ["doc"]
 
