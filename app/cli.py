@@ -156,10 +156,12 @@ def reindex() -> None:
             bm25_stats.clear(s)
             queued = jobs.requeue_current_versions(s, max_attempts=settings.ingest.max_attempts)
         console.print(f"re-indexing {queued} current versions")
-        build_worker(runtime).drain()
+        done = build_worker(runtime).drain()
     finally:
         runtime.close()
-    console.print("done: every current version is indexed again")
+    left = queued - done
+    console.print("done: every current version is indexed again" if left <= 0 else
+                  f"{done} indexed; {left} wait for a retry, which `evidence serve` will make")
 
 
 @app.command()

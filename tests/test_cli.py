@@ -55,3 +55,29 @@ def test_ingest_a_folder_then_search_it(env: Path) -> None:
 
     bad = runner.invoke(app, ["search", "   "])
     assert bad.exit_code == 1 and "INVALID_REQUEST" in bad.output
+
+
+def test_reindex_rebuilds_a_collection_scored_the_old_way(env: Path) -> None:
+    folder = env / "docs"
+    folder.mkdir()
+    (folder / "handbook.md").write_text("# Handbook\n\nYou get 25 days of paid vacation.\n")
+    (folder / "invoice.txt").write_text("Invoice PO-2231 is paid.")
+    runner = CliRunner()
+    assert runner.invoke(app, ["ingest", str(folder)]).exit_code == 0
+    qdrant = env / "data" / "qdrant"
+    # a collection from before per-client BM25 records no "sparse_idf"
+    (qdrant / "collection.json").write_text(json.dumps({
+        k: v for k, v in json.loads((qdrant / "collection.json").read_text()).items()
+        if k != "sparse_idf"}))
+    refused = runner.invoke(app, ["search", "PO-2231", "--alpha", "0"])
+    assert refused.exit_code == 1 and "evidence reindex" in refused.output
+
+    rebuilt = runner.invoke(app, ["reindex"])
+    assert rebuilt.exit_code == 0, rebuilt.output
+    assert "re-indexing 2 current versions" in rebuilt.output
+    assert [p.name.startswith("qdrant.before-reindex-") for p in (env / "data").iterdir()
+            if p.name.startswith("qdrant.")] == [True]
+    found = runner.invoke(app, ["search", "PO-2231", "--alpha", "0", "--json"])
+    assert found.exit_code == 0, found.output
+    assert [r["document_version"]["document_id"] for r in json.loads(found.output)["results"]
+            ] == ["invoice.txt"]
