@@ -11,15 +11,28 @@ and line range are recovered.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import groupby
 
 from llama_index.core.node_parser import SentenceSplitter
 
+from app.errors import ExtractionError
 from ingest.extract.types import Block, ExtractedText
 
 SECTION_SEPARATOR = "\n\n"
+# Sections are split in windows of at most this many characters before the SentenceSplitter
+# sees them: its sentence tokenizer (NLTK punkt) runs regexes over the whole text it is given,
+# under a 5 s limit, and a 49 MB paragraph exceeded it after minutes (and ~8 GB). Windows keep
+# time linear and memory bounded; a window ends at a paragraph, line or word break.
+WINDOW_CHARS = 32_000
+
+
+class TooManyChunks(ExtractionError):
+    """A document that would make more chunks than a document may have: permanent."""
+
+    code = "DOCUMENT_TOO_LONG"
 
 
 @dataclass(frozen=True)
@@ -45,13 +58,43 @@ def embedding_text(title: str | None, heading_path: tuple[str, ...], text: str) 
     return f"{prefix}\n\n{text}" if prefix else text
 
 
+def windows(text: str, size: int = WINDOW_CHARS) -> list[tuple[int, int]]:
+    """(start, end) spans of at most ``size`` characters covering ``text``, each ending at the
+    last paragraph break, else line break, else space inside the window (a hard cut if none)."""
+    spans, start = [], 0
+    while len(text) - start > size:
+        limit = start + size
+        cut = -1
+        for sep in ("\n\n", "\n", " "):
+            cut = text.rfind(sep, start + size // 2, limit)
+            if cut > 0:
+                cut += len(sep)
+                break
+        end = cut if cut > 0 else limit
+        spans.append((start, end))
+        start = end
+    spans.append((start, len(text)))
+    return spans
+
+
 class Chunker:
     def __init__(self, count_tokens: Callable[[str], list[int]], chunk_size: int = 512,
-                 chunk_overlap: int = 50) -> None:
+                 chunk_overlap: int = 50, max_chunks: int | None = None) -> None:
         self._splitter = SentenceSplitter(chunk_size=chunk_size, chunk_overlap=chunk_overlap,
                                           tokenizer=count_tokens)
+        self.max_chunks = max_chunks
 
-    def chunk(self, extracted: ExtractedText) -> list[Chunk]:
+    def _split(self, section: str, prefix: str) -> Iterator[tuple[int, str]]:
+        """(offset of the window in the section, piece), window by window, lazily: the chunk
+        limit stops a huge document before the rest of it is split."""
+        for start, end in windows(section):
+            window = section[start:end]
+            pieces = (self._splitter.split_text_metadata_aware(window, prefix) if prefix
+                      else self._splitter.split_text(window))
+            yield from ((start, piece) for piece in pieces)
+
+    def chunk(self, extracted: ExtractedText, filename: str = "the document") -> list[Chunk]:
+        """The chunks, in order; TooManyChunks as soon as there are more than ``max_chunks``."""
         chunks: list[Chunk] = []
         doc_offset = 0
         for (page, headings), group in groupby(extracted.blocks,
@@ -60,26 +103,39 @@ class Chunker:
             if not blocks:
                 continue
             section, spans = _join(blocks)
+            starts, ends = [s for s, _ in spans], [e for _, e in spans]
             prefix = embedding_prefix(extracted.title, headings)
-            pieces = (self._splitter.split_text_metadata_aware(section, prefix) if prefix
-                      else self._splitter.split_text(section))
             cursor = 0
-            for piece in pieces:
+            for window_start, piece in self._split(section, prefix):
+                cursor = max(cursor, window_start)
                 start = section.find(piece, cursor)
                 if start < 0:  # the splitter normalised whitespace: fall back to the cursor
                     start = cursor
                 end = start + len(piece)
                 cursor = start + 1
-                lines = [(b.line_start, b.line_end) for b, (s, e) in zip(blocks, spans, strict=True)
-                         if s < end and e > start and b.line_start is not None]
+                # the blocks overlapping [start, end): found by bisection, not by a scan of
+                # every block per chunk (quadratic on a long section of many paragraphs)
+                first, last = bisect_right(ends, start), bisect_left(starts, end)
+                lines = [(b.line_start, b.line_end) for b in blocks[first:last]
+                         if b.line_start is not None]
                 chunks.append(Chunk(
                     chunk_index=len(chunks), text=piece, page=page,
                     line_start=min(ls for ls, _ in lines) if lines else None,
                     line_end=max(le for _, le in lines if le is not None) if lines else None,
                     char_start=doc_offset + start, char_end=doc_offset + end,
                     heading_path=headings))
+                if self.max_chunks is not None and len(chunks) > self.max_chunks:
+                    raise TooManyChunks(
+                        f"{filename} makes more than {self.max_chunks:,} chunks (stopped at "
+                        f"{doc_offset + end:,} of about {_length(extracted):,} characters); "
+                        "split it into smaller documents, or raise "
+                        "EVIDENCE_INGEST__MAX_CHUNKS")
             doc_offset += len(section) + len(SECTION_SEPARATOR)
         return chunks
+
+
+def _length(extracted: ExtractedText) -> int:
+    return sum(len(b.text) + len(SECTION_SEPARATOR) for b in extracted.blocks)
 
 
 def _join(blocks: list[Block]) -> tuple[str, list[tuple[int, int]]]:

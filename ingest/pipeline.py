@@ -70,7 +70,7 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob,
         source = document.source
 
     extracted = extract(kind, content, filename)
-    chunks = deps.chunker.chunk(extracted)
+    chunks = deps.chunker.chunk(extracted, filename)
     still_ours(0.1)
     title = extracted.title or metadata["source"]["filename"]
     final_metadata = completed_metadata(

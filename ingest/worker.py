@@ -1,8 +1,12 @@
 """The ingestion worker: claim → ingest → mark, with retries, leases and a clean stop.
 
-Permanent failures (a file that can never be read as it is) fail the job at once with the
-reason; anything else is treated as transient and retried with exponential backoff up to the
-job's max attempts. A worker that dies leaves its lease to expire and another claims the job.
+A failure that would repeat (a file that can never be read as it is, a limit, a bug met on its
+data) fails the job at once with the reason; only failures that can pass on their own are
+retried with exponential backoff up to the job's max attempts (ingest/failures.py).
+
+A worker that dies mid-job leaves its lease to expire and another worker claims the job. In the
+embedded default the engine's folder lock proves no other worker is alive, so jobs a previous
+process left `running` are taken back at once when the worker starts (`recover`).
 """
 
 from __future__ import annotations
@@ -18,10 +22,10 @@ from app.errors import ServiceError
 from app.registry import discovery, jobs
 from app.registry.database import transaction
 from app.settings import IngestSettings
+from ingest.failures import is_transient, reason
 from ingest.pipeline import IngestDeps, JobLost, ingest_version
 
 log = logging.getLogger(__name__)
-PERMANENT_CODES_HTTP = range(400, 500)
 DISCOVERY_BATCH = 200  # versions indexed per transaction while catching up
 
 
@@ -32,6 +36,17 @@ class Worker:
         self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self.wake = threading.Event()
         self._compacted_at = float("-inf")
+
+    def recover(self) -> int:
+        """Take back the jobs a dead process left running — only where this worker is known to
+        be the only one (the embedded engine's folder lock); elsewhere the lease decides."""
+        if not getattr(self.deps.store, "exclusive", False):
+            return 0
+        with transaction(self.deps.sessions) as s:
+            taken = jobs.release_orphans(s)
+        if taken:
+            log.warning("took back %d job(s) a previous process left running", taken)
+        return taken
 
     def compact_if_due(self) -> bool:
         """Compact the engine when documents were deleted and the interval has passed, so a
@@ -75,20 +90,18 @@ class Worker:
         except JobLost:
             log.warning("job %s was taken over by another worker; stopping it here", job.job_id)
             return True
-        except ServiceError as exc:
+        except Exception as exc:  # noqa: BLE001 - every failure ends its job, one way or the other
+            transient = is_transient(exc)
+            if isinstance(exc, ServiceError):
+                log.warning("job %s: %s", job.job_id, exc.message)
+            else:
+                log.exception("job %s failed on attempt %d", job.job_id, job.attempt)
             with transaction(self.deps.sessions) as s:
-                if exc.http_status in PERMANENT_CODES_HTTP:
-                    jobs.fail(s, job_id=job.job_id, reason=exc.message)
-                else:
-                    jobs.retry_later(s, job_id=job.job_id, reason=exc.message,
+                if transient:
+                    jobs.retry_later(s, job_id=job.job_id, reason=reason(exc),
                                      backoff_base_s=self.settings.backoff_base_s)
-            log.warning("job %s: %s", job.job_id, exc.message)
-            return True
-        except Exception as exc:
-            log.exception("job %s failed on attempt %d", job.job_id, job.attempt)
-            with transaction(self.deps.sessions) as s:
-                jobs.retry_later(s, job_id=job.job_id, reason=f"{type(exc).__name__}: {exc}",
-                                 backoff_base_s=self.settings.backoff_base_s)
+                else:
+                    jobs.fail(s, job_id=job.job_id, reason=reason(exc))
             return True
         return True  # ingest_version marked the job succeeded as it published
 

@@ -7,7 +7,6 @@ import re
 import time
 from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
@@ -29,8 +28,9 @@ class FakeDense:
 
     name, dim = "fake/dense", DIM
 
-    def __init__(self, delay_s: float = 0.0, fail: bool = False) -> None:
-        self.delay_s, self.fail = delay_s, fail
+    def __init__(self, delay_s: float = 0.0, fail: bool = False,
+                 batch_delay_s: float = 0.0) -> None:
+        self.delay_s, self.fail, self.batch_delay_s = delay_s, fail, batch_delay_s
 
     def _vec(self, text: str) -> np.ndarray:
         v = np.zeros(DIM, dtype=np.float32)
@@ -40,6 +40,8 @@ class FakeDense:
         return v / np.linalg.norm(v)
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        if self.batch_delay_s:  # a slow model, so a test can catch a job midway
+            time.sleep(self.batch_delay_s)
         return np.stack([self._vec(t) for t in texts]) if texts else np.zeros((0, DIM))
 
     def embed_query(self, text: str) -> list[float]:
@@ -99,5 +101,5 @@ def fake_models(dense: FakeDense | None = None, reranker: FakeReranker | None = 
     return LoadedModels(profile=OFFLINE, manifest=manifest,
                         dense=None if no_dense else (dense or FakeDense()),
                         sparse=FakeSparse(), reranker=reranker, count_tokens=whitespace_tokens,
-                        spacy_path=Path("/nonexistent"),
+                        spacy_path=None,
                         dense_error="not loaded (test)" if no_dense else None)

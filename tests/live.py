@@ -32,7 +32,7 @@ class LiveServer:
     keys: dict[str, str]
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
@@ -50,7 +50,7 @@ def live_server(tmp_path: Path, models: LoadedModels, clients: tuple[str, ...] =
     with transaction(runtime.sessions) as s:
         for name in clients:
             keys[name] = reg.create_client(s, name=name)[1]
-    port = _free_port()
+    port = free_port()
     server = uvicorn.Server(uvicorn.Config(create_app(settings, runtime=runtime,
                                                       start_worker=False),
                                            host="127.0.0.1", port=port, log_level="warning"))

@@ -67,9 +67,10 @@ def running_service(tmp_path: Path, models: LoadedModels, *, db_url: str | None 
     deps = IngestDeps(
         sessions=runtime.sessions, store=runtime.store,
         chunker=Chunker(models.count_tokens, settings.ingest.chunk_size,
-                        settings.ingest.chunk_overlap),
+                        settings.ingest.chunk_overlap, settings.ingest.max_chunks),
         embedder=BatchEmbedder(models.dense, models.sparse,
-                               EntityExtractor(models.spacy_path) if entities else None))
+                               EntityExtractor(models.spacy_path)
+                               if entities and models.spacy_path else None))
     worker = Worker(deps, settings.ingest, worker_id="test-worker")
     with transaction(runtime.sessions) as s:
         _client, key = reg.create_client(s, name="acme")

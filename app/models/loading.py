@@ -73,7 +73,7 @@ class LoadedModels:
     sparse: SparseEncoder
     reranker: Reranker | None
     count_tokens: TokenCounter
-    spacy_path: Path
+    spacy_path: Path | None  # None: no entity model (test fakes)
     dense_error: str | None = None
 
 

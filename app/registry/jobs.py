@@ -139,3 +139,19 @@ def requeue_current_versions(session: Session, *, max_attempts: int) -> int:
                                  max_attempts=max_attempts, progress=0.0,
                                  next_attempt_at=utcnow()))
     return len(rows)
+
+
+def release_orphans(session: Session) -> int:
+    """Every running job back to queued (due now), or failed if that was its last attempt.
+    Only for a worker that knows it is alone: the embedded engine admits one process."""
+    count = 0
+    for job in session.scalars(select(IngestionJob).where(IngestionJob.status == "running")):
+        count += 1
+        if job.attempts >= job.max_attempts:
+            fail(session, job_id=job.id, reason=f"the worker stopped during attempt "
+                 f"{job.attempts} of {job.max_attempts}; upload the file again to retry")
+            continue
+        job.status, job.worker_id, job.lease_expires_at = "queued", None, None
+        job.next_attempt_at = utcnow()
+        job.error = "the previous process stopped during this job; taken back at start"
+    return count

@@ -148,6 +148,7 @@ def check_payloads(points: Sequence[ChunkPoint]) -> None:
 
 class VectorStore(Protocol):
     dense_model: str
+    exclusive: bool  # no other process can write here (the embedded engine's folder lock)
 
     def upsert(self, points: list[ChunkPoint]) -> None: ...
 

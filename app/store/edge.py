@@ -64,6 +64,9 @@ def _hits(points: list[Any]) -> list[StoredHit]:
 
 
 class EdgeStore:
+    # The folder lock admits one process: its worker is the only one there is.
+    exclusive = True
+
     def __init__(self, path: Path, *, dense_model: str, dense_dim: int) -> None:
         self.dense_model, self.dense_dim = dense_model, dense_dim
         self._root = Path(path)

@@ -54,6 +54,9 @@ def _hits(points: list[Any]) -> list[StoredHit]:
 
 
 class ServerStore:
+    # Several workers may share a server: leases decide who holds a job.
+    exclusive = False
+
     def __init__(self, *, url: str, api_key: str | None, collection: str, dense_model: str,
                  dense_dim: int) -> None:
         self.dense_model, self.dense_dim, self._name = dense_model, dense_dim, collection

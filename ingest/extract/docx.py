@@ -8,12 +8,35 @@ import zipfile
 from app.errors import ExtractionError
 from ingest.extract.types import Block, ExtractedText
 
+# What a DOCX may unzip to, read from the ZIP directory before anything is inflated: a few
+# hundred KB of repeated XML can inflate to gigabytes (a decompression bomb). ZIP members are
+# never read past their declared size, so the directory bounds what parsing will see.
+MAX_UNZIPPED_BYTES = 256 * 1024 * 1024
+MAX_BODY_XML_BYTES = 32 * 1024 * 1024  # word/document.xml: lxml holds it whole as a tree
+
+
+def check_unzipped_size(content: bytes, filename: str) -> None:
+    try:
+        members = zipfile.ZipFile(io.BytesIO(content)).infolist()
+    except (zipfile.BadZipFile, ValueError) as exc:
+        raise ExtractionError(f"{filename} is not a readable DOCX file ({type(exc).__name__}); "
+                              "it may be corrupt or an old .doc", code="DOCX_CORRUPT") from None
+    total = sum(m.file_size for m in members)
+    body = sum(m.file_size for m in members if m.filename == "word/document.xml")
+    if total > MAX_UNZIPPED_BYTES or body > MAX_BODY_XML_BYTES:
+        raise ExtractionError(
+            f"{filename} unzips to {total / 2**20:,.0f} MiB (its text part to "
+            f"{body / 2**20:,.0f} MiB); the limits are {MAX_UNZIPPED_BYTES // 2**20} MiB and "
+            f"{MAX_BODY_XML_BYTES // 2**20} MiB: a decompression bomb, or a document to split",
+            code="DOCX_TOO_LARGE")
+
 
 def extract_docx(content: bytes, filename: str) -> ExtractedText:
     import docx
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 
+    check_unzipped_size(content, filename)
     try:
         document = docx.Document(io.BytesIO(content))
     except (zipfile.BadZipFile, KeyError, ValueError) as exc:

@@ -50,3 +50,49 @@ def test_real_tokenizer_counts_past_128(real_models) -> None:  # type: ignore[no
     assert len(real_models.count_tokens(text)) == 400  # shipped truncation (128) is off
     chunks = Chunker(real_models.count_tokens).chunk(ExtractedText(blocks=[Block(text)]))
     assert len(chunks) == 1
+
+
+def test_windows_end_at_paragraph_then_line_then_word_breaks() -> None:
+    from ingest.chunking import windows
+
+    text = "a" * 60 + "\n\n" + "b" * 30 + "\n" + "c" * 50 + " " + "d" * 200
+    spans = windows(text, size=100)
+    assert spans[0] == (0, 62)                       # the paragraph break at 60
+    assert spans[1] == (62, 62 + 31 + 51)            # no paragraph break: the line, then word
+    assert spans[-1][1] == len(text)
+    assert all(b - a <= 100 for a, b in spans)
+    assert "".join(text[a:b] for a, b in spans) == text
+    assert windows("x" * 250, size=100) == [(0, 100), (100, 200), (200, 250)]  # hard cuts
+
+
+def test_a_long_section_is_chunked_window_by_window_with_offsets_and_lines_kept() -> None:
+    from ingest import chunking
+
+    paragraphs = [f"Paragraph {i} says something about topic {i}." for i in range(3000)]
+    blocks = [Block(p, line_start=2 * i + 1, line_end=2 * i + 1)
+              for i, p in enumerate(paragraphs)]
+    chunks = Chunker(whitespace_tokens, chunk_size=100, chunk_overlap=10).chunk(
+        ExtractedText(title=None, blocks=blocks))
+    section = SECTION_SEPARATOR.join(paragraphs)
+    assert len(section) > 4 * chunking.WINDOW_CHARS
+    for c in chunks:  # every chunk is the text at its offsets, its lines are its paragraphs'
+        assert section[c.char_start:c.char_end] == c.text
+        first = int(c.text.split()[1]) if c.text.startswith("Paragraph") else None
+        if first is not None:
+            assert c.line_start == 2 * first + 1
+    assert chunks[-1].text.endswith("topic 2999.")
+
+
+def test_a_document_past_the_chunk_limit_stops_early_with_a_reason() -> None:
+    from app.errors import ExtractionError
+
+    words = " ".join(f"w{i}" for i in range(50_000))
+    chunker = Chunker(whitespace_tokens, chunk_size=100, chunk_overlap=10, max_chunks=20)
+    try:
+        chunker.chunk(ExtractedText(title=None, blocks=[Block(words)]), "huge.txt")
+    except ExtractionError as err:
+        assert err.code == "DOCUMENT_TOO_LONG" and err.http_status == 422
+        assert "huge.txt makes more than 20 chunks" in err.message
+        assert "EVIDENCE_INGEST__MAX_CHUNKS" in err.message
+    else:
+        raise AssertionError("no limit")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import zipfile
 
 import pytest
 
@@ -113,3 +114,16 @@ def test_corrupt_docx_and_empty_files() -> None:
         extract("txt", b"", "e.txt")
     with pytest.raises(ExtractionError, match="no text"):
         extract("txt", b"   \n\n  ", "blank.txt")
+
+
+def test_a_docx_that_unzips_past_the_limit_fails_before_it_is_parsed() -> None:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("[Content_Types].xml", "<Types/>")
+        z.writestr("word/document.xml", "<w:t>" + "a" * (40 * 1024 * 1024) + "</w:t>")
+    bomb = buf.getvalue()
+    assert len(bomb) < 100_000  # 40 MiB of text in well under 100 KB
+    with pytest.raises(ExtractionError) as err:
+        extract("docx", bomb, "bomb.docx")
+    assert err.value.code == "DOCX_TOO_LARGE" and "decompression bomb" in err.value.message
+    assert err.value.http_status == 422  # permanent: the worker fails it at once
