@@ -80,6 +80,9 @@ class IngestSettings(_Group):
     # A running job renews its lease and records progress at most this often (and at least
     # three times per lease): renewing after every step cost ~10 ms per small document.
     heartbeat_s: float = Field(2.0, gt=0)
+    # A job that has run this long gives the worker to another client's waiting job after its
+    # current batch, and resumes from its checkpoint later (fair turns; 0: after every batch).
+    slice_s: float = Field(10.0, ge=0)
     poll_interval_s: float = 0.5
     # Deleted documents' text leaves the embedded engine's segments by a compaction the worker
     # runs between jobs, at most this often (0: never). It holds the GIL ~1 s per 60k chunks.

@@ -2,15 +2,22 @@
 
 A version's chunks are written unsearchable and flipped searchable only when every one of them
 is stored, in the same step that supersedes the previous current version: a failed or running
-job never exposes a partial version. Point ids are deterministic, and the version's old points
-are cleared first, so re-running a job never duplicates.
+job never exposes a partial version. Point ids are deterministic, and a fresh start clears the
+version's old points first, so re-running a job never duplicates.
+
+A long job works in slices: after each batch of chunks it records a checkpoint (the chunks
+written, their term counts and entities) with its heartbeat, and when another client's job is
+waiting and its slice has run long enough, it gives the worker back (`JobYielded`). The next
+claim — or a restart after a crash — resumes from the checkpoint instead of from the start;
+extraction and chunking are deterministic, so the chunk indices mean the same thing again.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections import Counter
 from dataclasses import dataclass
+from typing import Protocol
 
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -37,6 +44,24 @@ class JobLost(Exception):
     """Another worker took the job over (this one's lease expired): stop without writing more."""
 
 
+class JobYielded(Exception):  # noqa: N818 - a control-flow signal, not an error
+    """The job's slice is over and another client's job waits: queue it again to resume."""
+
+    def __init__(self, progress: float, checkpoint: dict) -> None:
+        super().__init__("slice over")
+        self.progress, self.checkpoint = progress, checkpoint
+
+
+class JobControl(Protocol):
+    """What the worker lends a running job: its heartbeat and its turn."""
+
+    def beat(self, progress: float, checkpoint: dict | None = None) -> bool:
+        """Renew the lease (and save the checkpoint) when due; False if the job is lost."""
+
+    def should_yield(self) -> bool:
+        """Whether the slice is over and another client's job waits."""
+
+
 @dataclass
 class IngestDeps:
     sessions: sessionmaker[Session]
@@ -45,12 +70,11 @@ class IngestDeps:
     embedder: BatchEmbedder
 
 
-def ingest_version(deps: IngestDeps, job: ClaimedJob,
-                   heartbeat: Callable[[float], bool]) -> int:
+def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> int:
     """Index one claimed version and publish it; returns its chunk count."""
 
-    def still_ours(progress: float) -> None:
-        if heartbeat(progress):
+    def still_ours(progress: float, checkpoint: dict | None = None) -> None:
+        if control.beat(progress, checkpoint):
             return
         with transaction(deps.sessions) as s:
             gone = s.get(IngestionJob, job.job_id) is None
@@ -78,10 +102,14 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob,
         chunk_count=len(chunks), char_count=sum(len(b.text) for b in extracted.blocks),
         warnings=extracted.warnings, extra=extracted.extra)
     meta, meta_bool = payload_meta(leaves_of(final_metadata, None))
-    version_entities: list[dict[str, list[str]]] = []
-    sparse_vectors = []
-    deps.store.delete(client_id=job.client_id, document_id=document_id, version_id=version_id)
-    for start in range(0, len(chunks), WRITE_BATCH):
+    resume = job.checkpoint if (job.checkpoint or {}).get("chunk_total") == len(chunks) else None
+    if resume is None:  # a fresh start: whatever an earlier attempt wrote goes
+        deps.store.delete(client_id=job.client_id, document_id=document_id,
+                          version_id=version_id)
+    first = resume["next_chunk"] if resume else 0
+    term_df: Counter[str] = Counter(resume["term_df"] if resume else {})
+    version_entities: list[dict[str, list[str]]] = [resume["entities"]] if resume else []
+    for start in range(first, len(chunks), WRITE_BATCH):
         batch = chunks[start:start + WRITE_BATCH]
         embedded = deps.embedder.embed(
             [embedding_text(title, c.heading_path, c.text) for c in batch],
@@ -95,9 +123,15 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob,
                              entities=embedded.entities[i], meta=meta, meta_bool=meta_bool))
             for i, c in enumerate(batch)]
         version_entities.extend(embedded.entities)
-        sparse_vectors.extend(embedded.sparse)
+        term_df.update(term_document_frequencies(embedded.sparse))
         deps.store.upsert(points)
-        still_ours(0.1 + 0.85 * (start + len(batch)) / len(chunks))
+        done = start + len(batch)
+        checkpoint = {"next_chunk": done, "chunk_total": len(chunks), "term_df": dict(term_df),
+                      "entities": merge_entities(version_entities)}
+        progress = 0.1 + 0.85 * done / len(chunks)
+        still_ours(progress, checkpoint)
+        if done < len(chunks) and control.should_yield():
+            raise JobYielded(progress, checkpoint)
 
     with transaction(deps.sessions) as s:
         # Ownership is checked in the publishing transaction itself, so a job taken over or a
@@ -110,7 +144,7 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob,
                                   version_id=version_id)
             raise JobLost(job.job_id)
         version.entities = merge_entities(version_entities)
-        version.term_df = term_document_frequencies(sparse_vectors)
+        version.term_df = dict(sorted(term_df.items(), key=lambda kv: int(kv[0])))
         became_current, previous = docs_registry.mark_published(
             s, version=version, chunk_count=len(chunks), canonical_metadata=final_metadata)
         if became_current:  # the client's BM25 statistics follow what is searchable

@@ -23,7 +23,7 @@ from app.registry import discovery, jobs
 from app.registry.database import transaction
 from app.settings import IngestSettings
 from ingest.failures import is_transient, reason
-from ingest.pipeline import IngestDeps, JobLost, ingest_version
+from ingest.pipeline import IngestDeps, JobLost, JobYielded, ingest_version
 
 log = logging.getLogger(__name__)
 DISCOVERY_BATCH = 200  # versions indexed per transaction while catching up
@@ -71,22 +71,15 @@ class Worker:
             with transaction(self.deps.sessions) as s:
                 return discovery.catch_up(s, limit=DISCOVERY_BATCH) > 0
 
-        every_s = min(self.settings.heartbeat_s, self.settings.lease_s / 3)
-        renewed_at = time.monotonic()  # the claim itself set the lease
-
-        def heartbeat(progress: float) -> bool:
-            """Renew the lease when it is due; between renewals the lease is known to hold."""
-            nonlocal renewed_at
-            if time.monotonic() - renewed_at < every_s:
-                return True
-            with transaction(self.deps.sessions) as s:
-                ours = jobs.heartbeat(s, job_id=job.job_id, worker_id=self.worker_id,
-                                      lease_s=self.settings.lease_s, progress=progress)
-            renewed_at = time.monotonic()
-            return ours
-
         try:
-            ingest_version(self.deps, job, heartbeat)
+            ingest_version(self.deps, job, _Control(self, job))
+        except JobYielded as turn:
+            with transaction(self.deps.sessions) as s:
+                jobs.give_back(s, job_id=job.job_id, worker_id=self.worker_id,
+                               progress=turn.progress, checkpoint=turn.checkpoint)
+            log.info("job %s gave its turn to another client's job at %.0f %%", job.job_id,
+                     turn.progress * 100)
+            return True
         except JobLost:
             log.warning("job %s was taken over by another worker; stopping it here", job.job_id)
             return True
@@ -125,3 +118,36 @@ class Worker:
                 self.wake.wait(self.settings.poll_interval_s)
                 self.wake.clear()
         log.info("worker %s stopped", self.worker_id)
+
+
+class _Control:
+    """A running job's heartbeat and turn (ingest/pipeline.py's JobControl)."""
+
+    def __init__(self, worker: Worker, job: jobs.ClaimedJob) -> None:
+        self.worker, self.job = worker, job
+        settings = worker.settings
+        self.every_s = min(settings.heartbeat_s, settings.lease_s / 3)
+        self.renewed_at = self.started_at = time.monotonic()  # the claim set the lease
+        self.asked_at = float("-inf")
+
+    def beat(self, progress: float, checkpoint: dict | None = None) -> bool:
+        """Renew the lease (saving the checkpoint) when due; between renewals the lease is
+        known to hold, so a crash redoes at most ``heartbeat_s`` of work."""
+        if time.monotonic() - self.renewed_at < self.every_s:
+            return True
+        with transaction(self.worker.deps.sessions) as s:
+            ours = jobs.heartbeat(s, job_id=self.job.job_id, worker_id=self.worker.worker_id,
+                                  lease_s=self.worker.settings.lease_s, progress=progress,
+                                  checkpoint=checkpoint)
+        self.renewed_at = time.monotonic()
+        return ours
+
+    def should_yield(self) -> bool:
+        """After ``slice_s``, give the turn up when another client's job waits (asked at most
+        once a second)."""
+        now = time.monotonic()
+        if now - self.started_at < self.worker.settings.slice_s or now - self.asked_at < 1.0:
+            return False
+        self.asked_at = now
+        with transaction(self.worker.deps.sessions) as s:
+            return jobs.others_waiting(s, client_id=self.job.client_id)

@@ -12,7 +12,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.errors import NotFound
@@ -27,6 +27,7 @@ class ClaimedJob:
     attempt: int
     max_attempts: int
     worker_id: str
+    checkpoint: dict | None = None
 
 
 def _claimable(now: datetime):  # type: ignore[no-untyped-def]
@@ -37,14 +38,26 @@ def _claimable(now: datetime):  # type: ignore[no-untyped-def]
 
 
 def claim_next(session: Session, *, worker_id: str, lease_s: float) -> ClaimedJob | None:
-    """Claim one due job, or None. Commit right after so the claim is visible to others."""
+    """Claim one due job, or None. Commit right after so the claim is visible to others.
+
+    Fair across clients: the client served longest ago (its latest claim) goes first, and
+    within a client the oldest job; so one client's queue of uploads, or its large document
+    giving up its slice, never holds back another client's work."""
     now = utcnow()
+    waiting = select(IngestionJob.client_id).where(_claimable(now))
+    served = (select(IngestionJob.client_id,
+                     func.max(IngestionJob.started_at).label("served_at"))
+              .where(IngestionJob.client_id.in_(waiting))
+              .group_by(IngestionJob.client_id).subquery())
     for _ in range(5):
         candidate = session.execute(
             select(IngestionJob.id, IngestionJob.status, IngestionJob.attempts,
                    IngestionJob.max_attempts, IngestionJob.lease_expires_at)
-            .where(_claimable(now)).order_by(IngestionJob.next_attempt_at, IngestionJob.created_at)
-            .limit(1).with_for_update(skip_locked=True)).first()
+            .join(served, served.c.client_id == IngestionJob.client_id)
+            .where(_claimable(now))
+            .order_by(served.c.served_at.asc().nulls_first(), IngestionJob.created_at,
+                      IngestionJob.id)
+            .limit(1).with_for_update(skip_locked=True, of=IngestionJob)).first()
         if candidate is None:
             return None
         job_id, status, attempts, max_attempts, lease = candidate
@@ -66,27 +79,49 @@ def claim_next(session: Session, *, worker_id: str, lease_s: float) -> ClaimedJo
                 DocumentVersion.id == job.version_pk, DocumentVersion.state == "queued"
             ).values(state="indexing"))
             return ClaimedJob(job_id, job.client_id, job.version_pk, attempts + 1, max_attempts,
-                              worker_id)
+                              worker_id, job.checkpoint)
     return None
 
 
+def _owned(job_id: str, worker_id: str):  # type: ignore[no-untyped-def]
+    return ((IngestionJob.id == job_id) & (IngestionJob.worker_id == worker_id)
+            & (IngestionJob.status == "running"))
+
+
 def heartbeat(session: Session, *, job_id: str, worker_id: str, lease_s: float,
-              progress: float) -> bool:
-    """Extend the lease and record progress; False when this worker no longer owns the job."""
-    return session.execute(update(IngestionJob).where(
-        IngestionJob.id == job_id, IngestionJob.worker_id == worker_id,
-        IngestionJob.status == "running").values(
-        lease_expires_at=utcnow() + timedelta(seconds=lease_s), progress=progress)).rowcount == 1
+              progress: float, checkpoint: dict | None = None) -> bool:
+    """Extend the lease, record progress (and where to resume); False when this worker no
+    longer owns the job."""
+    values: dict = {"lease_expires_at": utcnow() + timedelta(seconds=lease_s),
+                    "progress": progress}
+    if checkpoint is not None:
+        values["checkpoint"] = checkpoint
+    return session.execute(update(IngestionJob).where(_owned(job_id, worker_id))
+                           .values(**values)).rowcount == 1
+
+
+def give_back(session: Session, *, job_id: str, worker_id: str, progress: float,
+              checkpoint: dict) -> bool:
+    """Queue an unfinished job again, due now, to resume from ``checkpoint``: its slice is
+    over and another client's job waits. Not an attempt: the claim's count is taken back."""
+    return session.execute(update(IngestionJob).where(_owned(job_id, worker_id)).values(
+        status="queued", attempts=IngestionJob.attempts - 1, worker_id=None,
+        lease_expires_at=None, next_attempt_at=utcnow(), progress=progress,
+        checkpoint=checkpoint)).rowcount == 1
+
+
+def others_waiting(session: Session, *, client_id: str) -> bool:
+    """Whether another client has a job due now."""
+    return session.execute(select(IngestionJob.id).where(
+        _claimable(utcnow()), IngestionJob.client_id != client_id).limit(1)).first() is not None
 
 
 def succeed_if_owned(session: Session, *, job_id: str, worker_id: str) -> bool:
     """Mark the job succeeded if this worker still owns it; False when it was taken over or
     deleted. Run inside the publishing transaction, so publication and success commit as one."""
-    return session.execute(update(IngestionJob).where(
-        IngestionJob.id == job_id, IngestionJob.worker_id == worker_id,
-        IngestionJob.status == "running").values(
+    return session.execute(update(IngestionJob).where(_owned(job_id, worker_id)).values(
         status="succeeded", progress=1.0, finished_at=utcnow(), lease_expires_at=None,
-        error=None)).rowcount == 1
+        error=None, checkpoint=None)).rowcount == 1
 
 
 def fail(session: Session, *, job_id: str, reason: str) -> None:

@@ -148,6 +148,9 @@ class IngestionJob(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    # Where a long job stopped (chunks written, their term counts and entities): the next
+    # claim resumes there instead of from the start (ingest/pipeline.py).
+    checkpoint: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
 
 
 class MetadataDiscovery(Base):

@@ -1,0 +1,102 @@
+"""The worker's turns and checkpoints: a large document gives the worker to another client's
+small one and resumes where it stopped; a crash resumes from the last checkpoint too."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.registry.database import transaction
+from app.registry.tables import Document, DocumentVersion, IngestionJob
+from app.store import ChunkFilter
+from ingest import pipeline
+from tests.conftest import make_settings
+from tests.fakes import fake_models
+from tests.service import Service, running_service
+
+# six paragraphs of ~450 words: six chunks of the 512-token budget (fake whitespace tokens)
+LARGE = "\n\n".join(" ".join(f"p{p}w{i}" for i in range(450)) for p in range(6))
+
+
+class Interrupted(BaseException):
+    """Stands in for the process dying: no `except Exception` in the worker catches it."""
+
+
+@pytest.fixture
+def svc(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Service:
+    monkeypatch.setattr(pipeline, "WRITE_BATCH", 1)  # one chunk per batch: six batches
+    settings = make_settings(tmp_path, slice_s=0.0, heartbeat_s=1e-9)
+    with running_service(tmp_path, fake_models(), settings=settings) as service:
+        yield service
+
+
+def count_embeddings(svc: Service, monkeypatch: pytest.MonkeyPatch,
+                     die_on_call: int | None = None) -> list[int]:
+    calls: list[int] = []
+    embedder = svc.worker.deps.embedder
+    real = embedder.embed
+
+    def counted(texts: Any, raw: Any) -> Any:
+        calls.append(len(texts))
+        if die_on_call is not None and len(calls) == die_on_call:
+            raise Interrupted
+        return real(texts, raw)
+
+    monkeypatch.setattr(embedder, "embed", counted)
+    return calls
+
+
+def job(svc: Service, job_id: str) -> IngestionJob:
+    with transaction(svc.runtime.sessions) as s:
+        found = s.get(IngestionJob, job_id)
+        assert found is not None
+        s.expunge(found)
+        return found
+
+
+def test_another_clients_small_document_is_published_while_a_large_one_indexes(
+        svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = count_embeddings(svc, monkeypatch)
+    rival = svc.new_client("rival")
+    large = svc.upload("large.txt", LARGE, document_id="large").json()
+    small = svc.upload("small.txt", "a short note", key=rival, document_id="small").json()
+
+    assert svc.worker.run_once()  # the large one: one batch, then its turn is over
+    given_back = job(svc, large["job_id"])
+    assert (given_back.status, given_back.attempts) == ("queued", 0)
+    assert given_back.checkpoint is not None and given_back.checkpoint["next_chunk"] == 1
+    assert svc.worker.run_once()  # the rival's, served before the large one's next slice
+    assert job(svc, small["job_id"]).status == "succeeded"
+    assert job(svc, large["job_id"]).status == "queued"
+
+    svc.worker.drain()
+    done = job(svc, large["job_id"])
+    assert (done.status, done.attempts, done.checkpoint) == ("succeeded", 1, None)
+    assert sum(calls) == 6 + 1  # every chunk embedded once, the small one's too
+    doc = svc.http.get("/documents/large", headers=svc.auth()).json()
+    assert doc["versions"][0]["chunk_count"] == 6
+
+
+def test_a_crash_resumes_from_the_last_checkpoint_without_redoing_batches(
+        svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = count_embeddings(svc, monkeypatch, die_on_call=4)
+    body = svc.upload("large.txt", LARGE, document_id="large").json()
+    with pytest.raises(Interrupted):
+        svc.worker.run_once()  # three batches written and checkpointed, then "killed"
+    assert job(svc, body["job_id"]).status == "running"
+    assert svc.worker.recover() == 1  # the embedded engine: no other worker can hold it
+    svc.worker.drain()
+    assert calls == [1, 1, 1, 1, 1, 1, 1]  # the 4th died; the 4th to 6th done once after
+    assert job(svc, body["job_id"]).status == "succeeded"
+    client_id = svc.http.get("/clients/me", headers=svc.auth()).json()["id"]
+    assert svc.runtime.store.count(ChunkFilter(client_id, searchable_only=False)) == 6
+
+    # the resumed version's BM25 counts and entities equal a fresh ingestion's
+    svc.ingest("large.txt", LARGE, document_id="copy")  # same name: the title is embedded too
+    with transaction(svc.runtime.sessions) as s:
+        resumed, fresh = (s.query(DocumentVersion).join(Document)
+                          .filter(Document.document_id == name).one()
+                          for name in ("large", "copy"))
+        assert resumed.term_df == fresh.term_df and resumed.entities == fresh.entities
