@@ -72,9 +72,11 @@ def worker() -> None:
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
+    running = build_worker(runtime)
     try:
-        build_worker(runtime).run_forever(stop)
+        running.run_forever(stop)
     finally:
+        running.close()
         runtime.close()
 
 
@@ -156,7 +158,9 @@ def reindex() -> None:
             bm25_stats.clear(s)
             queued = jobs.requeue_current_versions(s, max_attempts=settings.ingest.max_attempts)
         console.print(f"re-indexing {queued} current versions")
-        done = build_worker(runtime).drain()
+        rebuilder = build_worker(runtime)
+        done = rebuilder.drain()
+        rebuilder.close()
     finally:
         runtime.close()
     left = queued - done

@@ -73,6 +73,7 @@ def ingest_in_process(settings: Settings, files: list[Path], root: Path, source:
                                 summary["errors"].append(f"{job_ids[j.id]}: {j.error}")
                         break
                 time.sleep(0.5)  # a job is waiting out its retry backoff
+        worker.close()
         return summary
     finally:
         runtime.close()

@@ -21,6 +21,17 @@ class ServiceError(Exception):
             self.http_status = http_status
         self.details = details or {}
 
+    def __reduce__(self) -> tuple:
+        """Pickled whole (code, status, details), as it crosses from the ingestion child."""
+        return (_rebuild, (type(self), self.message, self.code, self.http_status, self.details))
+
+
+def _rebuild(cls: type[ServiceError], message: str, code: str, http_status: int,
+             details: dict[str, Any]) -> ServiceError:
+    error = cls.__new__(cls)
+    ServiceError.__init__(error, message, code=code, http_status=http_status, details=details)
+    return error
+
 
 class BadRequest(ServiceError):
     code, http_status = "INVALID_REQUEST", 422

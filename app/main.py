@@ -63,6 +63,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
             if thread is not None:
                 app.state.wake_worker()
                 thread.join(timeout=60)
+                worker.close()
             if runtime is None:
                 rt.close()
 

@@ -84,6 +84,9 @@ class IngestSettings(_Group):
     # current batch, and resumes from its checkpoint later (fair turns; 0: after every batch).
     slice_s: float = Field(10.0, ge=0)
     poll_interval_s: float = 0.5
+    # Extraction, chunking and embedding run in a child process, so a large document's Python
+    # work never holds the API's interpreter (ingest/processing.py); false: in the worker thread.
+    child_process: bool = True
     # Deleted documents' text leaves the embedded engine's segments by a compaction the worker
     # runs between jobs, at most this often (0: never). It holds the GIL ~1 s per 60k chunks.
     compact_interval_s: float = Field(60.0, ge=0)

@@ -95,7 +95,8 @@ def ingest_corpus(runtime: Runtime, client_id: str, dataset: Dataset,
     todo = [(d, t) for d, t in dataset.corpus.items() if document_id_for(d) not in have]
     if not todo:
         return 0, 0.0
-    worker = worker or build_worker(runtime)  # loads spaCy: start-up, not per-document
+    owned = worker is None
+    worker = worker or build_worker(runtime)  # its child loads the models at its first job
     started = time.perf_counter()
     with transaction(runtime.sessions) as s:
         for doc_id, (title, text) in todo:
@@ -107,7 +108,10 @@ def ingest_corpus(runtime: Runtime, client_id: str, dataset: Dataset,
     while worker.run_once():
         done += 1
         on_progress(done, len(todo))
-    return len(todo), time.perf_counter() - started
+    elapsed = time.perf_counter() - started
+    if owned:
+        worker.close()
+    return len(todo), elapsed
 
 
 def _ranked_ids(session, engine: SearchEngine, client_id: str, query: str,  # type: ignore[no-untyped-def]

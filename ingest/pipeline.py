@@ -32,9 +32,8 @@ from app.search.bm25 import term_document_frequencies
 from app.search.filters import payload_meta
 from app.store import ChunkPoint, VectorStore
 from app.store.base import HIDDEN, point_id
-from ingest.chunking import Chunk, Chunker, embedding_text
-from ingest.embedding import BatchEmbedder
-from ingest.extract import extract
+from ingest.chunking import Chunk, embedding_text
+from ingest.processing import Processor
 
 log = logging.getLogger(__name__)
 WRITE_BATCH = 64
@@ -66,8 +65,8 @@ class JobControl(Protocol):
 class IngestDeps:
     sessions: sessionmaker[Session]
     store: VectorStore
-    chunker: Chunker
-    embedder: BatchEmbedder
+    # extraction, chunking and embedding: in a child process in service (ingest/processing.py)
+    processor: Processor
 
 
 def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> int:
@@ -93,14 +92,14 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> in
         document_id, version_id = document.document_id, version.version_id
         source = document.source
 
-    extracted = extract(kind, content, filename)
-    chunks = deps.chunker.chunk(extracted, filename)
+    prepared = deps.processor.prepare(kind, content, filename)
+    chunks = prepared.chunks
     still_ours(0.1)
-    title = extracted.title or metadata["source"]["filename"]
+    title = prepared.title or metadata["source"]["filename"]
     final_metadata = completed_metadata(
-        metadata, title=extracted.title, page_count=extracted.page_count,
-        chunk_count=len(chunks), char_count=sum(len(b.text) for b in extracted.blocks),
-        warnings=extracted.warnings, extra=extracted.extra)
+        metadata, title=prepared.title, page_count=prepared.page_count,
+        chunk_count=len(chunks), char_count=prepared.char_count,
+        warnings=prepared.warnings, extra=prepared.extra)
     meta, meta_bool = payload_meta(leaves_of(final_metadata, None))
     resume = job.checkpoint if (job.checkpoint or {}).get("chunk_total") == len(chunks) else None
     if resume is None:  # a fresh start: whatever an earlier attempt wrote goes
@@ -111,7 +110,7 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> in
     version_entities: list[dict[str, list[str]]] = [resume["entities"]] if resume else []
     for start in range(first, len(chunks), WRITE_BATCH):
         batch = chunks[start:start + WRITE_BATCH]
-        embedded = deps.embedder.embed(
+        embedded = deps.processor.embed(
             [embedding_text(title, c.heading_path, c.text) for c in batch],
             [c.text for c in batch])
         points = [ChunkPoint(

@@ -7,18 +7,29 @@ from ingest.chunking import Chunker
 from ingest.embedding import BatchEmbedder
 from ingest.entities import EntityExtractor
 from ingest.pipeline import IngestDeps
+from ingest.processing import ChildProcess, ChildSpec, InProcess, Processor
 from ingest.worker import Worker
 
 
 def build_deps(runtime: Runtime, *, entities: bool = True) -> IngestDeps:
+    """In a child process when ``ingest.child_process`` (the default) and the models are the
+    installed ones; in this process otherwise (test fakes cannot be loaded by a child)."""
     models, ingest = runtime.models, runtime.settings.ingest
-    chunker = Chunker(models.count_tokens, chunk_size=ingest.chunk_size,
-                      chunk_overlap=ingest.chunk_overlap, max_chunks=ingest.max_chunks)
-    embedder = BatchEmbedder(models.dense, models.sparse,
-                             EntityExtractor(models.spacy_path)
-                             if entities and models.spacy_path is not None else None)
-    return IngestDeps(sessions=runtime.sessions, store=runtime.store, chunker=chunker,
-                      embedder=embedder)
+    processor: Processor
+    if ingest.child_process and models.spacy_path is not None:
+        processor = ChildProcess(ChildSpec(
+            models_dir=runtime.settings.models.dir,
+            batch_size=runtime.settings.models.embed_batch_size,
+            threads=runtime.settings.models.threads, chunk_size=ingest.chunk_size,
+            chunk_overlap=ingest.chunk_overlap, max_chunks=ingest.max_chunks,
+            entities=entities))
+    else:
+        chunker = Chunker(models.count_tokens, chunk_size=ingest.chunk_size,
+                          chunk_overlap=ingest.chunk_overlap, max_chunks=ingest.max_chunks)
+        processor = InProcess(chunker, BatchEmbedder(
+            models.dense, models.sparse, EntityExtractor(models.spacy_path)
+            if entities and models.spacy_path is not None else None))
+    return IngestDeps(sessions=runtime.sessions, store=runtime.store, processor=processor)
 
 
 def build_worker(runtime: Runtime, worker_id: str | None = None) -> Worker:

@@ -98,6 +98,10 @@ class Worker:
             return True
         return True  # ingest_version marked the job succeeded as it published
 
+    def close(self) -> None:
+        """Stop the processing child (if any)."""
+        self.deps.processor.close()
+
     def drain(self) -> int:
         """Process jobs until none is due; returns how many were processed."""
         done = 0

@@ -22,6 +22,7 @@ from ingest.chunking import Chunker
 from ingest.embedding import BatchEmbedder
 from ingest.entities import EntityExtractor
 from ingest.pipeline import IngestDeps
+from ingest.processing import InProcess
 from ingest.worker import Worker
 from tests.conftest import make_settings
 
@@ -64,13 +65,12 @@ def running_service(tmp_path: Path, models: LoadedModels, *, db_url: str | None 
                     settings: Settings | None = None) -> Iterator[Service]:
     settings = settings or make_settings(tmp_path, db_url)
     runtime = build_runtime(settings, models=models, store=store)
-    deps = IngestDeps(
-        sessions=runtime.sessions, store=runtime.store,
-        chunker=Chunker(models.count_tokens, settings.ingest.chunk_size,
-                        settings.ingest.chunk_overlap, settings.ingest.max_chunks),
-        embedder=BatchEmbedder(models.dense, models.sparse,
-                               EntityExtractor(models.spacy_path)
-                               if entities and models.spacy_path else None))
+    deps = IngestDeps(sessions=runtime.sessions, store=runtime.store, processor=InProcess(
+        Chunker(models.count_tokens, settings.ingest.chunk_size, settings.ingest.chunk_overlap,
+                settings.ingest.max_chunks),
+        BatchEmbedder(models.dense, models.sparse,
+                      EntityExtractor(models.spacy_path)
+                      if entities and models.spacy_path else None)))
     worker = Worker(deps, settings.ingest, worker_id="test-worker")
     with transaction(runtime.sessions) as s:
         _client, key = reg.create_client(s, name="acme")

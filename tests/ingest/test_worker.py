@@ -35,7 +35,7 @@ def svc(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Service:
 def count_embeddings(svc: Service, monkeypatch: pytest.MonkeyPatch,
                      die_on_call: int | None = None) -> list[int]:
     calls: list[int] = []
-    embedder = svc.worker.deps.embedder
+    embedder = svc.worker.deps.processor
     real = embedder.embed
 
     def counted(texts: Any, raw: Any) -> Any:

@@ -1,0 +1,59 @@
+"""Ingestion's CPU work in a child process (ingest/processing.py), with the real models: the
+same chunks and vectors as in-process, domain errors crossing whole, a killed child replaced."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import zipfile
+from concurrent.futures.process import BrokenProcessPool
+
+import numpy as np
+import pytest
+
+from app.errors import ExtractionError
+from ingest.chunking import Chunker
+from ingest.embedding import BatchEmbedder
+from ingest.processing import ChildProcess, ChildSpec, InProcess
+from tests.conftest import MODELS_DIR
+
+pytestmark = pytest.mark.integration
+TEXT = b"# Leave\n\nEmployees get 25 days of paid vacation. Ask Jane Doe at Acme Corp.\n"
+
+
+@pytest.fixture(scope="module")
+def child():  # type: ignore[no-untyped-def]
+    processor = ChildProcess(ChildSpec(models_dir=MODELS_DIR, batch_size=1, threads=1,
+                                       chunk_size=512, chunk_overlap=50, max_chunks=100))
+    yield processor
+    processor.close()
+
+
+def test_the_child_prepares_and_embeds_as_this_process_does(child, real_models) -> None:
+    here = InProcess(Chunker(real_models.count_tokens, 512, 50, 100),
+                     BatchEmbedder(real_models.dense, real_models.sparse, None))
+    theirs, ours = child.prepare("md", TEXT, "h.md"), here.prepare("md", TEXT, "h.md")
+    assert theirs == ours and theirs.title == "Leave" and len(theirs.chunks) == 1
+    texts = [c.text for c in theirs.chunks]
+    a, b = child.embed(texts, texts), here.embed(texts, texts)
+    assert np.allclose(a.dense, b.dense, atol=1e-5) and a.sparse == b.sparse
+    assert a.entities[0].get("persons") == ["Jane Doe"]  # spaCy runs in the child
+
+
+def test_a_documents_error_crosses_with_its_code(child) -> None:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("word/document.xml", "a" * (40 * 1024 * 1024))
+    with pytest.raises(ExtractionError) as err:
+        child.prepare("docx", buf.getvalue(), "bomb.docx")
+    assert err.value.code == "DOCX_TOO_LARGE" and err.value.http_status == 422
+
+
+def test_a_killed_child_fails_the_call_in_hand_and_is_replaced(child) -> None:
+    child.prepare("txt", b"warm up", "a.txt")
+    pid = next(iter(child._pool._processes))  # noqa: SLF001 - the test kills it on purpose
+    os.kill(pid, signal.SIGKILL)
+    with pytest.raises(BrokenProcessPool):
+        child.prepare("txt", b"after the kill", "b.txt")
+    assert child.prepare("txt", b"a new child", "c.txt").chunks[0].text == "a new child"
