@@ -74,9 +74,11 @@ def build_runtime(settings: Settings, *, models: LoadedModels | None = None,
     private_data(settings)
     Path(settings.data_dir).mkdir(parents=True, exist_ok=True)
     engine, sessions = open_registry(settings)
+    # With ingestion in its child process this process embeds queries only (query_threads).
+    threads = (settings.models.query_threads if settings.ingest.child_process
+               else settings.models.threads)
     models = models or load_models(settings.models.dir,
-                                   batch_size=settings.models.embed_batch_size,
-                                   threads=settings.models.threads)
+                                   batch_size=settings.models.embed_batch_size, threads=threads)
     store = store or open_store(settings.qdrant, dense_model=models.manifest.dense.model
                                 if models.manifest.dense else "none",
                                 dense_dim=models.manifest.dense_dim)

@@ -47,7 +47,12 @@ class ModelSettings(_Group):
     # 1, 185 at 4, 257 at 16 — padding to a batch's longest text costs more than batching saves
     # (docs/BENCHMARKS.md). fastembed's default of 256 also took ~11 GB.
     embed_batch_size: int = Field(1, ge=1, le=512)
+    # ONNX threads for ingestion's models (unset: all cores).
     threads: int | None = None
+    # ONNX threads for the query model in the serving process. One: ONNX's idle threads spin,
+    # and two cost 45 ms of CPU per search against 28 with one (docs/BENCHMARKS.md), for 4 ms
+    # of latency. Applies where ingestion runs in its child process (the default).
+    query_threads: int | None = Field(1, ge=1)
 
 
 class SearchSettings(_Group):

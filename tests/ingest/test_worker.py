@@ -100,3 +100,27 @@ def test_a_crash_resumes_from_the_last_checkpoint_without_redoing_batches(
                           .filter(Document.document_id == name).one()
                           for name in ("large", "copy"))
         assert resumed.term_df == fresh.term_df and resumed.entities == fresh.entities
+
+
+@pytest.mark.parametrize("error, transient", [
+    (ValueError("unbalanced table in the file"), False),     # its own data: the same again
+    (TimeoutError("regular-expression match exceeded its 5.0 s time limit"), False),
+    (MemoryError(), False),
+    (__import__("sqlalchemy").exc.OperationalError("SELECT 1", {}, Exception("gone")), True),
+    (OSError(28, "No space left on device"), True),
+])
+def test_failures_that_would_repeat_fail_at_once_and_passing_ones_are_retried(
+        svc: Service, monkeypatch: pytest.MonkeyPatch, error: BaseException,
+        transient: bool) -> None:
+    def broken(*_a: Any) -> Any:
+        raise error
+
+    monkeypatch.setattr(svc.worker.deps.processor, "prepare", broken)
+    body = svc.upload("a.txt", "some text", document_id="a").json()
+    svc.worker.run_once()
+    failed = job(svc, body["job_id"])
+    if transient:
+        assert (failed.status, failed.attempts) == ("queued", 1)  # backoff, then again
+    else:
+        assert (failed.status, failed.attempts) == ("failed", 1)
+        assert "not retried" in failed.error or "more memory" in failed.error
