@@ -54,7 +54,15 @@ def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
     from app.main import create_app
 
     _logging()
-    uvicorn.run(create_app(get_settings()), host=host, port=port, log_level="info")
+    settings = get_settings()
+    if settings.qdrant.url is None:  # say what to do before uvicorn's start-up traceback would
+        from app.store.edge import check_collection_file
+
+        try:
+            check_collection_file(settings.qdrant.path)
+        except ServiceError as exc:
+            _fail(exc.message)
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
 
 
 @app.command()

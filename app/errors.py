@@ -10,6 +10,8 @@ class ServiceError(Exception):
 
     code = "INTERNAL_ERROR"
     http_status = 500
+    # Would the same input fail the same way again? The worker retries only what is not.
+    permanent = False
 
     def __init__(self, message: str, *, code: str | None = None, http_status: int | None = None,
                  details: dict[str, Any] | None = None) -> None:
@@ -35,30 +37,37 @@ def _rebuild(cls: type[ServiceError], message: str, code: str, http_status: int,
 
 class BadRequest(ServiceError):
     code, http_status = "INVALID_REQUEST", 422
+    permanent = True
 
 
 class NotFound(ServiceError):
     code, http_status = "NOT_FOUND", 404
+    permanent = True
 
 
 class Unauthorized(ServiceError):
     code, http_status = "UNAUTHORIZED", 401
+    permanent = True
 
 
 class Forbidden(ServiceError):
     code, http_status = "PUBLICATION_AUTHORITY_INACTIVE", 403
+    permanent = True
 
 
 class Conflict(ServiceError):
     code, http_status = "CONFLICT", 409
+    permanent = True
 
 
 class PayloadTooLarge(ServiceError):
     code, http_status = "FILE_TOO_LARGE", 413
+    permanent = True
 
 
 class UnsupportedMediaType(ServiceError):
     code, http_status = "UNSUPPORTED_FILE_TYPE", 415
+    permanent = True
 
 
 class Unavailable(ServiceError):
@@ -79,6 +88,7 @@ class ExtractionError(ServiceError):
     """A document that can never be ingested as it is (corrupt, encrypted, empty): permanent."""
 
     code, http_status = "EXTRACTION_FAILED", 422
+    permanent = True
 
 
 class StoreLocked(ServiceError):
@@ -92,6 +102,7 @@ class StoreRejected(ServiceError):
     job fails for good while the engine (reopened) goes on serving everyone else."""
 
     code, http_status = "STORE_REJECTED", 422
+    permanent = True
 
 
 class StoreNeedsReindex(ServiceError):

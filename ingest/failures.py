@@ -27,7 +27,7 @@ TRANSIENT_TYPES: tuple[type[BaseException], ...] = (
 
 def is_transient(exc: BaseException) -> bool:
     if isinstance(exc, ServiceError):
-        return exc.http_status >= 500  # 4xx: the document's own fault
+        return not exc.permanent
     if isinstance(exc, TRANSIENT_TYPES):
         return True
     try:

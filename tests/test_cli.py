@@ -71,6 +71,8 @@ def test_reindex_rebuilds_a_collection_scored_the_old_way(env: Path) -> None:
         if k != "sparse_idf"}))
     refused = runner.invoke(app, ["search", "PO-2231", "--alpha", "0"])
     assert refused.exit_code == 1 and "evidence reindex" in refused.output
+    not_served = runner.invoke(app, ["serve"])  # says so before the server would start
+    assert not_served.exit_code == 1 and "evidence reindex" in not_served.output
 
     rebuilt = runner.invoke(app, ["reindex"])
     assert rebuilt.exit_code == 0, rebuilt.output

@@ -248,6 +248,13 @@ class EdgeStore:
                 self._shard.close()
 
 
+def check_collection_file(path: Path) -> None:
+    """The recorded collection's BM25 scoring, read without opening the engine."""
+    meta_path = Path(path) / "collection.json"
+    if meta_path.exists():
+        check_sparse_scoring(json.loads(meta_path.read_text()), Path(path))
+
+
 def set_aside(path: Path) -> Path | None:
     """Move an embedded collection out of the way (kept, renamed) so a new one can be built;
     None if there is none. StoreLocked while a running process holds it."""
