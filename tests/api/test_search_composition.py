@@ -1,0 +1,107 @@
+"""The search stages composed, through POST /search: the ceiling, the candidate deepening, the
+scope "both" fusion and the metadata lane's reserved filters — each a fault that once passed the
+stage tests unnoticed (issue 11). Fake models, real engine and registry; numbers by hand."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import make_settings
+from tests.fakes import fake_models
+from tests.service import Service, running_service
+
+
+def _service(tmp_path: Path, **search: object):  # type: ignore[no-untyped-def]
+    settings = make_settings(tmp_path, chunk_size=20, chunk_overlap=2)
+    settings.search.sparse_floor = 0.0
+    for name, value in search.items():
+        setattr(settings.search, name, value)
+    return running_service(tmp_path, fake_models(), settings=settings)
+
+
+def _ids(body: dict) -> list[str]:
+    return [r["document_version"]["document_id"] for r in body["results"]]
+
+
+def test_a_lane_cut_by_the_ceiling_makes_the_total_a_lower_bound(tmp_path: Path) -> None:
+    with _service(tmp_path, candidate_ceiling=50) as svc:
+        for i in range(60):  # 60 one-chunk versions, all matching
+            svc.ingest(f"d{i}.txt", f"apollo note number {i}", document_id=f"d{i:02d}")
+        meta = svc.search(query="apollo", alpha=0, limit=10).json()["meta"]
+        # the lane fetched its ceiling of 50 chunks while 10 more eligible ones remained
+        assert (meta["total"], meta["total_is_lower_bound"], meta["has_more"]) == (50, True,
+                                                                                  True)
+
+
+def test_the_total_is_exact_when_the_lanes_were_not_cut(tmp_path: Path) -> None:
+    with _service(tmp_path) as svc:
+        for i in range(60):
+            svc.ingest(f"d{i}.txt", f"apollo note number {i}", document_id=f"d{i:02d}")
+        meta = svc.search(query="apollo", alpha=0, limit=10).json()["meta"]
+        assert (meta["total"], meta["total_is_lower_bound"]) == (60, False)
+
+
+def test_candidates_deepen_until_the_page_of_versions_is_full(tmp_path: Path) -> None:
+    """Three versions of ~75 strongly matching chunks each (two paragraphs a chunk) fill the
+    first 100 candidates; the ten weakly matching versions are found only when the lanes fetch
+    deeper."""
+    with _service(tmp_path) as svc:
+        paragraph = "apollo apollo apollo apollo filler{j} words here"
+        for b in range(3):
+            text = "\n\n".join(paragraph.format(j=j) for j in range(150))
+            svc.ingest(f"big{b}.txt", text, document_id=f"big{b}")
+        for s in range(10):
+            svc.ingest(f"small{s}.txt", f"apollo once in note {s}", document_id=f"small{s}")
+        body = svc.search(query="apollo", alpha=0, limit=10).json()
+        assert body["meta"]["total"] == 13 and body["meta"]["total_is_lower_bound"] is False
+        assert _ids(body)[:3] == ["big0", "big1", "big2"]
+        assert sorted(_ids(body)[3:]) == [f"small{s}" for s in range(7)]
+
+
+@pytest.fixture
+def both(tmp_path: Path) -> Service:
+    with _service(tmp_path) as svc:
+        docs = {  # content: a (3 × apollo) > b (2 ×); the x's and c hold no apollo in text
+            "a": ("apollo apollo apollo", {"p": "apollo mission"}),   # metadata: all words
+            "b": ("apollo apollo", {"p": "Apollo"}),                   # metadata: exact
+            "c": ("unrelated words", {"p": "apollo"}),                 # metadata: exact
+            "x1": ("other words", {"p": "Apollo", "q": "APOLLO"}),     # metadata: 2 exact
+        }
+        for doc_id, (text, custom) in docs.items():
+            svc.ingest(f"{doc_id}.txt", text, document_id=doc_id, metadata=json.dumps(custom))
+        r = svc.http.post("/clients/me/metadata/discovery", json={"enabled": True},
+                          headers=svc.auth())
+        assert r.status_code == 200
+        svc.worker.drain()
+        yield svc
+
+
+def test_scope_both_fuses_lane_ranks_with_k_60_hand_computed(both: Service) -> None:
+    body = both.search(query="apollo", alpha=0, scope="both").json()
+    contributions = {r["document_version"]["document_id"]:
+                     {c["lane"]: c["rank"] for c in r["retrieval_contributions"]}
+                     for r in body["results"]}
+    # content ranks a 1, b 2; metadata ranks x1 1 (two exact leaves), b 2, c 3 (exact, by id),
+    # a 4 (all words). Fused, k = 60:
+    #   b: 1/62 + 1/62 = 0.032258   a: 1/61 + 1/64 = 0.032018
+    #   x1: 1/61 = 0.016393         c: 1/63 = 0.015873
+    # (with k = 1, a's 1/2 + 1/5 = 0.7 would beat b's 1/3 + 1/3 = 0.667)
+    assert _ids(body) == ["b", "a", "x1", "c"]
+    assert contributions == {"b": {"content": 2, "metadata": 2},
+                             "a": {"content": 1, "metadata": 4},
+                             "x1": {"metadata": 1}, "c": {"metadata": 3}}
+
+
+def test_reserved_filters_narrow_the_metadata_lane(both: Service) -> None:
+    def ids(filters: dict) -> list[str]:
+        r = both.search(query="apollo", scope="metadata", filters=filters)
+        assert r.status_code == 200, r.text
+        return _ids(r.json())
+
+    assert ids({}) == ["x1", "b", "c", "a"]
+    assert ids({"document_id": ["c", "a"]}) == ["c", "a"]
+    assert ids({"kind": "md"}) == []
+    assert ids({"version_id": "v2"}) == []
