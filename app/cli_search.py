@@ -15,13 +15,14 @@ def search_in_process(settings: Settings, body: dict[str, Any], api_key: str | N
                       ) -> dict[str, Any]:
     from pydantic import ValidationError
 
-    from app.api.routes.search import answer_search
+    from app.api.presenter import evidence_result, search_query
     from app.api.schemas import SearchRequest
     from app.models.loading import load_models
     from app.registry import clients as reg
     from app.registry.database import transaction
     from app.runtime import build_runtime, local_key
     from app.search.pipeline import SearchEngine
+    from app.search.service import SearchService
 
     try:
         request = SearchRequest(**body)
@@ -43,10 +44,10 @@ def search_in_process(settings: Settings, body: dict[str, Any], api_key: str | N
         with transaction(runtime.sessions) as s:
             client = reg.client_for_key(s, secret=key)
             reg.require_active_authority(s, client_id=client.id)
-            engine = SearchEngine(runtime.store, runtime.models, settings.search)
-            answer = answer_search(s, engine, client_id=client.id, body=request,
-                                   default_alpha=settings.search.hybrid_alpha)
-        return answer.model_dump(mode="json")
+            service = SearchService(SearchEngine(runtime.store, runtime.models,
+                                                 settings.search), settings.search.hybrid_alpha)
+            answer = service.answer(s, client_id=client.id, query=search_query(request))
+        return evidence_result(answer, explain=request.explain).model_dump(mode="json")
     finally:
         runtime.close()
 

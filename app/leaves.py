@@ -117,22 +117,22 @@ def match_leaf(query: str, leaf: Leaf) -> LeafMatch | None:
             return LeafMatch(leaf, "number", MATCH_STRENGTH["number"], ((0, len(str(value))),))
         return None
     text = str(value)
-    folded_value, folded_query = fold(text), fold(query.strip())
-    if folded_value == folded_query:
+    folded_text, folded_query = fold(text), fold(query.strip())
+    if folded_text == folded_query:
         return LeafMatch(leaf, "exact", MATCH_STRENGTH["exact"], ((0, len(text)),))
     if leaf.type == "date":
         wanted = _parse_date(query.strip())
         if wanted is not None and wanted == _parse_date(text):
             return LeafMatch(leaf, "date", MATCH_STRENGTH["date"], ((0, len(text)),))
     for ident in IDENTIFIER.findall(query):
-        if fold(ident) == folded_value:
+        if fold(ident) == folded_text:
             return LeafMatch(leaf, "identifier", MATCH_STRENGTH["identifier"], ((0, len(text)),))
     words = {m.group(0) for m in WORD.finditer(folded_query) if len(m.group(0)) > 1}
     if not words:
         return None
-    spans = tuple((m.start(), m.end()) for m in WORD.finditer(folded_value)
+    spans = tuple((m.start(), m.end()) for m in WORD.finditer(folded_text)
                   if m.group(0) in words)
-    found = {folded_value[a:b] for a, b in spans}
+    found = {folded_text[a:b] for a, b in spans}
     if not found:
         return None
     if found == words:
@@ -147,3 +147,12 @@ def as_number(text: str) -> float | None:
         return float(text.strip().replace(",", ""))
     except ValueError:
         return None
+
+
+def folded_value(leaf_type: str, value: object) -> str:
+    """The form leaves are compared in: numbers canonical, text lower-cased and accent-folded."""
+    if leaf_type == "number":
+        return repr(float(value))  # type: ignore[arg-type]
+    if leaf_type == "boolean":
+        return "true" if value else "false"
+    return fold(str(value))

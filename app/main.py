@@ -20,6 +20,7 @@ from app.api.guard import CatchAll, Gate
 from app.api.routes import clients, documents, health, search
 from app.runtime import INITIAL_KEY_FILE, Runtime, build_runtime, ensure_first_client
 from app.search.pipeline import SearchEngine
+from app.search.service import SearchService
 from app.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -42,7 +43,8 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         rt = runtime or build_runtime(settings)
         app.state.runtime = rt
-        app.state.search_engine = SearchEngine(rt.store, rt.models, settings.search)
+        app.state.search_service = SearchService(
+            SearchEngine(rt.store, rt.models, settings.search), settings.search.hybrid_alpha)
         key = ensure_first_client(settings, rt.sessions)
         if key:
             announce_first_key(key, settings.data_dir / INITIAL_KEY_FILE)

@@ -35,9 +35,10 @@ def main() -> None:
 
     from app.models.loading import load_models
     from app.settings import Settings
+    from app.store.payload import passage_text
     from evaluation import beir
     from evaluation.runner import ingest_corpus, open_eval_runtime
-    from ingest.chunking import Chunker, embedding_text
+    from ingest.chunking import Chunker
     from ingest.embedding import BatchEmbedder
     from ingest.entities import EntityExtractor
     from ingest.extract import extract
@@ -55,7 +56,7 @@ def main() -> None:
         title, text = subset.corpus[i]
         extracted = extract("md", f"# {title}\n\n{text}\n".encode(), f"{i}.md")
         chunks = chunker.chunk(extracted)
-        texts += [embedding_text(extracted.title, c.heading_path, c.text) for c in chunks]
+        texts += [passage_text(extracted.title, c.heading_path, c.text) for c in chunks]
         raw_per_doc.append([c.text for c in chunks])
     assert models.dense is not None and one_thread.dense is not None
 

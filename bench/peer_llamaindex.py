@@ -87,24 +87,22 @@ def peer(models, data, tmp: Path) -> dict[str, Any]:  # type: ignore[no-untyped-
 
 
 def ours(models, data, tmp: Path) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    from app.api.routes.search import answer_search
-    from app.api.schemas import SearchRequest
     from app.registry.database import transaction
     from app.search.pipeline import SearchEngine
+    from app.search.service import SearchQuery, SearchService
     from app.settings import Settings
     from evaluation.runner import ingest_corpus, open_eval_runtime
 
     runtime, client_id = open_eval_runtime(Settings(), tmp / "ours", models=models)
     n, ingest_s = ingest_corpus(runtime, client_id, data, lambda d, t: None)
-    engine = SearchEngine(runtime.store, models, runtime.settings.search)
+    service = SearchService(SearchEngine(runtime.store, models, runtime.settings.search), 0.5)
     runs = []
     with transaction(runtime.sessions) as s:
         for qid, query in data.queries.items():
             t0 = time.perf_counter()
-            answer = answer_search(s, engine, client_id=client_id,
-                                   body=SearchRequest(query=query, alpha=0.5, limit=10),
-                                   default_alpha=0.5)
-            runs.append((qid, [r.document_version.document_id for r in answer.results],
+            answer = service.answer(s, client_id=client_id,
+                                    query=SearchQuery(query=query, alpha=0.5, limit=10))
+            runs.append((qid, [row.document_id for row in answer.rows],
                          (time.perf_counter() - t0) * 1000))
     runtime.close()
     return {"ingest_s": ingest_s, "runs": runs}

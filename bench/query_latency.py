@@ -7,7 +7,8 @@ registry, as in production, so the service's metadata lookups are real too.
 
 Per query, interleaved: the query embedding alone, the two engine queries alone (dense + BM25,
 top 100, client filter, the payload fields the service asks for), and the whole service path
-(`answer_search`: embed, lanes, floors, fusion, grouping, registry lookup, answer model) for
+(the search service and the answer's presenter: embed, the client's BM25 statistics, lanes,
+floors, fusion, grouping, evidence, registry lookups, the response model) for
 alpha 0.5, limit 10, no rerank.
 """
 
@@ -49,6 +50,25 @@ def register_versions(runtime, client_id: str, size: int) -> None:  # type: igno
             published_at=now) for i in range(n_docs)])
 
 
+def register_bm25(runtime, client_id: str, points) -> None:  # type: ignore[no-untyped-def]
+    """The client's BM25 statistics for the synthetic chunks, as publication would count them."""
+    from collections import Counter
+
+    from sqlalchemy import insert
+
+    from app.registry.tables import Bm25Corpus, Bm25Term
+
+    df: Counter[int] = Counter()
+    chunks = 0
+    for p in points:
+        df.update(set(p.sparse.indices))
+        chunks += 1
+    with runtime.engine.begin() as conn:
+        conn.execute(insert(Bm25Corpus), [{"client_id": client_id, "chunk_count": chunks}])
+        conn.execute(insert(Bm25Term), [{"client_id": client_id, "term": t, "df": n}
+                                        for t, n in df.items()])
+
+
 def pct(values: list[float], q: float) -> float:
     return float(np.percentile(values, q))
 
@@ -61,11 +81,11 @@ def main() -> None:
     parser.add_argument("--models", type=Path, default=Path("models"))
     args = parser.parse_args()
 
-    from app.api.routes.search import answer_search
-    from app.api.schemas import SearchRequest
+    from app.api.presenter import evidence_result
     from app.registry.database import transaction
     from app.search.lanes import LANE_FIELDS
     from app.search.pipeline import SearchEngine
+    from app.search.service import SearchQuery, SearchService
     from app.settings import Settings
     from app.store import ChunkFilter
     from evaluation.runner import open_eval_runtime
@@ -81,9 +101,11 @@ def main() -> None:
                                                    Path(tmp), models=models)
             t0 = time.perf_counter()
             register_versions(runtime, client_id, size)
+            register_bm25(runtime, client_id, corpus.points(client_id, size))
             upsert_all(runtime.store, corpus.points(client_id, size))
             print(f"\n{size:,} chunks indexed in {time.perf_counter() - t0:.0f} s")
-            engine = SearchEngine(runtime.store, models, runtime.settings.search)
+            service = SearchService(SearchEngine(runtime.store, models,
+                                                 runtime.settings.search), 0.5)
             flt = ChunkFilter(client_id=client_id)
             embed_ms, engine_ms, service_ms = [], [], []
             for q in queries * 2:  # the first pass warms caches; only the second is kept
@@ -95,9 +117,8 @@ def main() -> None:
                 runtime.store.query_sparse(svec, flt, 100, fields=LANE_FIELDS)
                 t2 = time.perf_counter()
                 with transaction(runtime.sessions) as s:
-                    answer_search(s, engine, client_id=client_id,
-                                  body=SearchRequest(query=q, alpha=0.5, limit=10),
-                                  default_alpha=0.5)
+                    evidence_result(service.answer(s, client_id=client_id, query=SearchQuery(
+                        query=q, alpha=0.5, limit=10)), explain=False)
                 t3 = time.perf_counter()
                 embed_ms.append((t1 - t0) * 1000)
                 engine_ms.append((t2 - t1) * 1000)

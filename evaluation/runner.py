@@ -14,16 +14,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.api.routes.search import answer_search, client_corpus
-from app.api.schemas import SearchRequest
+from app.bm25 import weigh_query
 from app.models.loading import LoadedModels
 from app.registry import clients as reg
 from app.registry.database import transaction
 from app.registry.tables import Document
 from app.runtime import Runtime, build_runtime
-from app.search.bm25 import weigh_query
 from app.search.lanes import dense_lane, sparse_lane
 from app.search.pipeline import SearchEngine
+from app.search.service import SearchQuery, SearchService, client_corpus
 from app.settings import DatabaseSettings, QdrantSettings, Settings
 from app.store import ChunkFilter
 from app.uploads import accept_upload, document_id_for
@@ -114,13 +113,12 @@ def ingest_corpus(runtime: Runtime, client_id: str, dataset: Dataset,
     return len(todo), elapsed
 
 
-def _ranked_ids(session, engine: SearchEngine, client_id: str, query: str,  # type: ignore[no-untyped-def]
+def _ranked_ids(session, service: SearchService, client_id: str, query: str,  # type: ignore[no-untyped-def]
                 alpha: float, rerank: bool, limit: int) -> list[str]:
-    answer = answer_search(session, engine, client_id=client_id,
-                           body=SearchRequest(query=query, alpha=alpha, rerank=rerank,
-                                              limit=limit),
-                           default_alpha=alpha)
-    return [r.document_version.document_id for r in answer.results]
+    answer = service.answer(session, client_id=client_id,
+                            query=SearchQuery(query=query, alpha=alpha, rerank=rerank,
+                                              limit=limit))
+    return [row.document_id for row in answer.rows]
 
 
 def evaluate(runtime: Runtime, client_id: str, dataset: Dataset, modes: list[tuple[str, float,
@@ -129,6 +127,7 @@ def evaluate(runtime: Runtime, client_id: str, dataset: Dataset, modes: list[tup
     follows the window, so a limit-100 answer may order its top 10 differently); recall@100
     from a limit-100 answer. Latency is the limit-10 request's."""
     engine = engine or SearchEngine(runtime.store, runtime.models, runtime.settings.search)
+    service = SearchService(engine, runtime.settings.search.hybrid_alpha)
     results = []
     for name, alpha, rerank in modes:
         ndcg, recall, mrr, times = [], [], [], []
@@ -136,9 +135,9 @@ def evaluate(runtime: Runtime, client_id: str, dataset: Dataset, modes: list[tup
             for qid, query in dataset.queries.items():
                 rel = {document_id_for(d): g for d, g in dataset.qrels[qid].items()}
                 t0 = time.perf_counter()
-                top10 = _ranked_ids(s, engine, client_id, query, alpha, rerank, 10)
+                top10 = _ranked_ids(s, service, client_id, query, alpha, rerank, 10)
                 times.append((time.perf_counter() - t0) * 1000)
-                top100 = _ranked_ids(s, engine, client_id, query, alpha, rerank, DEPTH)
+                top100 = _ranked_ids(s, service, client_id, query, alpha, rerank, DEPTH)
                 ndcg.append(ndcg_at_k(top10, rel, 10))
                 recall.append(recall_at_k(top100, rel, 100))
                 mrr.append(mrr_at_k(top10, rel, 10))

@@ -19,6 +19,7 @@ from itertools import groupby
 from llama_index.core.node_parser import SentenceSplitter
 
 from app.errors import ExtractionError
+from app.store.payload import passage_prefix
 from ingest.extract.types import Block, ExtractedText
 
 SECTION_SEPARATOR = "\n\n"
@@ -45,17 +46,6 @@ class Chunk:
     char_start: int  # offsets into the version's extracted text (sections joined by "\n\n")
     char_end: int
     heading_path: tuple[str, ...]
-
-
-def embedding_prefix(title: str | None, heading_path: tuple[str, ...]) -> str:
-    """What goes in front of a chunk for the dense and sparse vectors and the reranker."""
-    parts = [p for p in ((title or "").strip(), *heading_path) if p]
-    return " > ".join(dict.fromkeys(parts))  # a title repeated as the first heading, once
-
-
-def embedding_text(title: str | None, heading_path: tuple[str, ...], text: str) -> str:
-    prefix = embedding_prefix(title, heading_path)
-    return f"{prefix}\n\n{text}" if prefix else text
 
 
 def windows(text: str, size: int = WINDOW_CHARS) -> list[tuple[int, int]]:
@@ -104,7 +94,7 @@ class Chunker:
                 continue
             section, spans = _join(blocks)
             starts, ends = [s for s, _ in spans], [e for _, e in spans]
-            prefix = embedding_prefix(extracted.title, headings)
+            prefix = passage_prefix(extracted.title, headings)
             cursor = 0
             for window_start, piece in self._split(section, prefix):
                 cursor = max(cursor, window_start)

@@ -21,6 +21,7 @@ from typing import Protocol
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.bm25 import term_document_frequencies
 from app.leaves import leaves_of, merge_entities
 from app.metadata import completed_metadata
 from app.registry import bm25_stats, discovery, jobs
@@ -28,11 +29,10 @@ from app.registry import documents as docs_registry
 from app.registry.database import transaction
 from app.registry.jobs import ClaimedJob
 from app.registry.tables import Document, DocumentVersion, IngestionJob
-from app.search.bm25 import term_document_frequencies
-from app.search.filters import payload_meta
 from app.store import ChunkPoint, VectorStore
-from app.store.base import HIDDEN, point_id
-from ingest.chunking import Chunk, embedding_text
+from app.store.base import point_id
+from app.store.payload import chunk_payload, passage_text, payload_meta
+from ingest.chunking import Chunk
 from ingest.processing import Processor
 
 log = logging.getLogger(__name__)
@@ -111,7 +111,7 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> in
     for start in range(first, len(chunks), WRITE_BATCH):
         batch = chunks[start:start + WRITE_BATCH]
         embedded = deps.processor.embed(
-            [embedding_text(title, c.heading_path, c.text) for c in batch],
+            [passage_text(title, c.heading_path, c.text) for c in batch],
             [c.text for c in batch])
         points = [ChunkPoint(
             id=point_id(job.client_id, document_id, version_id, c.chunk_index),
@@ -170,13 +170,9 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> in
 def _payload(chunk: Chunk, *, client_id: str, document_id: str, version_id: str, kind: str,
              source: str | None, title: str, entities: dict[str, list[str]],
              meta: dict, meta_bool: dict) -> dict:
-    return {
-        "client_id": client_id, "document_id": document_id, "version_id": version_id,
-        "chunk_id": f"{document_id}:{chunk.chunk_index}", "chunk_index": chunk.chunk_index,
-        "text": chunk.text, "title": title, "heading_path": list(chunk.heading_path),
-        "page": chunk.page, "line_start": chunk.line_start, "line_end": chunk.line_end,
-        "char_start": chunk.char_start, "char_end": chunk.char_end, "kind": kind,
-        "source": source or "", "entities": entities, "visibility": HIDDEN,
-        # the version's metadata, for exact filters inside the engine (app/search/filters.py)
-        "meta": meta, "meta_bool": meta_bool,
-    }
+    return chunk_payload(
+        client_id=client_id, document_id=document_id, version_id=version_id,
+        chunk_index=chunk.chunk_index, text=chunk.text, title=title,
+        heading_path=chunk.heading_path, page=chunk.page, line_start=chunk.line_start,
+        line_end=chunk.line_end, char_start=chunk.char_start, char_end=chunk.char_end,
+        kind=kind, source=source, entities=entities, meta=meta, meta_bool=meta_bool)

@@ -13,6 +13,7 @@ from app.registry import clients as clients_registry
 from app.registry import documents as docs_registry
 from app.registry.tables import Client, Document
 from app.runtime import Runtime
+from app.search.service import SearchService
 
 
 def get_runtime(request: Request) -> Runtime:
@@ -67,3 +68,10 @@ def get_document(document_id: str, session: SessionDep, client: ClientDep) -> Do
 
 
 DocumentDep = Annotated[Document, Depends(get_document)]
+
+
+def get_search_service(request: Request) -> SearchService:
+    return request.app.state.search_service
+
+
+SearchServiceDep = Annotated[SearchService, Depends(get_search_service)]

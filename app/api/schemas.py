@@ -11,8 +11,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.limits import is_valid_utf8
+from app.search.service import MAX_WINDOW
 
-MAX_WINDOW = 200
 MAX_QUERY_CHARS = 4000
 
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from sqlalchemy import delete, func, insert, or_, select
 from sqlalchemy.orm import Session
 
-from app.leaves import Leaf, leaves_of
+from app.leaves import Leaf, folded_value, leaves_of
+from app.registry.documents import where_version_keys
 from app.registry.tables import Document, DocumentVersion, MetadataDiscovery, MetadataLeaf, utcnow
-from app.textnorm import fold
 
 
 @dataclass(frozen=True)
@@ -26,15 +26,6 @@ class Readiness:
     @property
     def progress(self) -> float:
         return round(self.indexed / self.total, 4) if self.total else 1.0
-
-
-def folded_value(leaf_type: str, value: object) -> str:
-    """The form leaves are compared in: numbers canonical, text lower-cased and accent-folded."""
-    if leaf_type == "number":
-        return repr(float(value))  # type: ignore[arg-type]
-    if leaf_type == "boolean":
-        return "true" if value else "false"
-    return fold(str(value))
 
 
 def is_enabled(session: Session, *, client_id: str) -> bool:
@@ -141,14 +132,12 @@ def version_leaves(session: Session, *, client_id: str,
     if not keys:
         return {}
     wanted = set(keys)
-    rows = session.execute(
+    rows = session.execute(where_version_keys(
         select(Document.document_id, DocumentVersion.version_id, MetadataLeaf.key,
                MetadataLeaf.type, MetadataLeaf.value)
         .join(DocumentVersion, MetadataLeaf.version_pk == DocumentVersion.id)
         .join(Document, DocumentVersion.document_pk == Document.id)
-        .where(MetadataLeaf.client_id == client_id,
-               Document.document_id.in_({d for d, _ in keys}),
-               DocumentVersion.version_id.in_({v for _, v in keys})))
+        .where(MetadataLeaf.client_id == client_id), client_id=client_id, keys=keys))
     out: dict[tuple[str, str], list[Leaf]] = {}
     for d, v, k, t, val in rows:
         if (d, v) in wanted:

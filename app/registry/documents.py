@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Collection
 from dataclasses import dataclass
 
-from sqlalchemy import func, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
 from app.errors import BadRequest, NotFound
@@ -95,6 +96,42 @@ def list_documents(session: Session, *, client_id: str, offset: int, limit: int
     rows = session.scalars(query.order_by(Document.created_at, Document.id)
                            .offset(offset).limit(limit)).all()
     return list(rows), total
+
+
+VersionKey = tuple[str, str]
+
+
+def where_version_keys(stmt: Select, *, client_id: str, keys: Collection[VersionKey]) -> Select:
+    """A statement joined to documents and versions narrowed to the client's (document_id,
+    version_id) pairs: one indexed lookup by (client, document_id IN …); the caller keeps the
+    wanted pairs (a row-value IN over the join made SQLite scan: 10 ms for ten rows at 5k)."""
+    return stmt.where(Document.client_id == client_id,
+                      Document.document_id.in_({d for d, _ in keys}),
+                      DocumentVersion.version_id.in_({v for _, v in keys}))
+
+
+def versions_by_keys(session: Session, *, client_id: str, keys: Collection[VersionKey],
+                     document_ids: Collection[str] = (), version_ids: Collection[str] = (),
+                     kinds: Collection[str] = (), sources: Collection[str] = (),
+                     with_metadata: bool = False) -> list[tuple[str, str, dict | None]]:
+    """(document_id, version_id, canonical metadata if asked) of the given versions that pass
+    the reserved filters (any of each non-empty list)."""
+    if not keys:
+        return []
+    columns = [Document.document_id, DocumentVersion.version_id]
+    if with_metadata:
+        columns.append(DocumentVersion.canonical_metadata)
+    stmt = where_version_keys(
+        select(*columns).join(DocumentVersion, DocumentVersion.document_pk == Document.id),
+        client_id=client_id, keys=keys)
+    for column, values in ((Document.document_id, document_ids),
+                           (DocumentVersion.version_id, version_ids),
+                           (Document.kind, kinds), (Document.source, sources)):
+        if values:
+            stmt = stmt.where(column.in_(values))
+    wanted = set(keys)
+    return [(row[0], row[1], row[2] if with_metadata else None)
+            for row in session.execute(stmt) if (row[0], row[1]) in wanted]
 
 
 def versions_of(session: Session, *, document_pk: int) -> list[DocumentVersion]:

@@ -129,31 +129,3 @@ def _norm_type(v: Any) -> str:
 
 def _norm_value(v: Any) -> Any:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
-
-
-def payload_meta(leaves: list[Leaf]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The ``meta`` and ``meta_bool`` payload trees a chunk carries for metadata filters."""
-    meta: dict[str, Any] = {}
-    meta_bool: dict[str, Any] = {}
-    for leaf in leaves:
-        if leaf.key.startswith("entities."):
-            continue
-        target = meta_bool if leaf.type == "boolean" else meta
-        value = ("true" if leaf.value else "false") if leaf.type == "boolean" else leaf.value
-        *parents, last = leaf.key.split(".")
-        node = target
-        for part in parents:
-            node = node.setdefault(part, {})
-            if not isinstance(node, dict):
-                break  # a value already sits where this leaf needs an object (lists of
-                # objects of different shapes): the leaf is kept in the registry, not here
-        if not isinstance(node, dict):
-            continue
-        existing = node.get(last)
-        if existing is None:
-            node[last] = value
-        elif isinstance(existing, list):
-            existing.append(value)
-        else:
-            node[last] = [existing, value]
-    return meta, meta_bool

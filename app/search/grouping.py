@@ -8,9 +8,9 @@ first, preferring chunks that are not direct neighbours (chunk index ± 1) of on
 
 from __future__ import annotations
 
-from app.search.types import Candidate, VersionHit
+from dataclasses import replace
 
-MAX_EVIDENCE = 3
+from app.search.types import MAX_EVIDENCE, Candidate, VersionHit
 
 
 def group_versions(ranked: list[Candidate]) -> list[VersionHit]:
@@ -38,3 +38,8 @@ def pick_evidence(chunks: list[Candidate], max_items: int = MAX_EVIDENCE) -> lis
         chosen.append(c)
     order = {c.point_id: i for i, c in enumerate(chunks)}
     return sorted(chosen, key=lambda c: order[c.point_id])
+
+
+def with_evidence(versions: list[VersionHit]) -> list[VersionHit]:
+    """The evidence stage: each version with its evidence picked (run for the shown page)."""
+    return [replace(v, evidence=tuple(pick_evidence(list(v.chunks)))) for v in versions]

@@ -13,10 +13,11 @@ from app.models.encoders import SparseVec
 from app.search.floors import apply_floor
 from app.search.types import Candidate, LaneResult
 from app.store import ChunkFilter, StoredHit, VectorStore
+from app.store.payload import CHUNK_INDEX, DOCUMENT_ID, VERSION_ID
 
 # Lanes fetch only what ranking and grouping need; texts are fetched for the few chunks that
 # are shown or reranked (hydrate), since copying ~1,000 payloads per lane dominated latency.
-LANE_FIELDS = ("document_id", "version_id", "chunk_index")
+LANE_FIELDS = (DOCUMENT_ID, VERSION_ID, CHUNK_INDEX)
 
 
 def hydrate(store: VectorStore, candidates: list[Candidate]) -> list[Candidate]:
@@ -29,8 +30,8 @@ def _candidate(hit: StoredHit, lane: str, rank: int) -> Candidate:
     p = hit.payload
     scores = ({"dense_score": hit.score, "dense_rank": rank} if lane == "dense"
               else {"sparse_score": hit.score, "sparse_rank": rank})
-    return Candidate(point_id=hit.id, document_id=p["document_id"], version_id=p["version_id"],
-                     chunk_index=int(p["chunk_index"]), payload=p, **scores)
+    return Candidate(point_id=hit.id, document_id=p[DOCUMENT_ID], version_id=p[VERSION_ID],
+                     chunk_index=int(p[CHUNK_INDEX]), payload=p, **scores)
 
 
 def dense_lane(store: VectorStore, vector: list[float], flt: ChunkFilter, *, depth: int,

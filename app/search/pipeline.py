@@ -12,9 +12,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, replace
 
+from app.bm25 import CorpusLookup, weigh_query
 from app.errors import Unavailable
 from app.models.loading import LoadedModels
-from app.search.bm25 import CorpusLookup, weigh_query
 from app.search.fusion import FUSERS
 from app.search.grouping import group_versions
 from app.search.lanes import dense_lane, hydrate, sparse_lane
@@ -33,19 +33,16 @@ class SearchPlan:
     query: str
     alpha: float
     rerank: bool
-    offset: int
-    limit: int
+    limit: int  # versions wanted: the answer's offset + limit
     filter: ChunkFilter
-    # The client's BM25 statistics for the query's terms (its own IDF: app/search/bm25.py).
+    # The client's BM25 statistics for the query's terms (its own IDF: app/bm25.py).
     corpus: CorpusLookup
 
 
 @dataclass
 class SearchOutcome:
     versions: list[VersionHit]  # every version found, in rank order (lane-local rank = index+1)
-    total: int
     total_is_lower_bound: bool
-    has_more: bool
     reranked: bool
     reranked_count: int
     trace: Trace
@@ -85,7 +82,7 @@ class SearchEngine:
         """The versions with their evidence chunks' full payloads, in one store call."""
         full = {c.point_id: c for c in hydrate(self.store, [c for v in versions
                                                             for c in v.evidence])}
-        return [replace(v, chunks=tuple(full.get(c.point_id, c) for c in v.chunks))
+        return [replace(v, evidence=tuple(full.get(c.point_id, c) for c in v.evidence))
                 for v in versions]
 
     def _start_embedding(self, query: str,
@@ -136,7 +133,7 @@ class SearchEngine:
             terms = self.models.sparse.embed_query(plan.query)
             sparse_vector = weigh_query(terms, plan.corpus(terms.indices))
 
-        needed = plan.offset + plan.limit
+        needed = plan.limit
         ceiling = self.settings.candidate_ceiling
         depth = min(ceiling, max(MIN_DEPTH, 4 * needed))
         vector: list[float] | None = None
@@ -192,7 +189,5 @@ class SearchEngine:
                                   "matches this client and these filters")
         trace.timings = {k: trace.timings.get(k, 0.0) for k in STEPS}
         trace.timings["total"] = round((time.perf_counter() - started) * 1000, 3)
-        return SearchOutcome(
-            versions=versions, total=total, total_is_lower_bound=lower_bound,
-            has_more=total > needed or (lower_bound and total >= needed),
-            reranked=reranked, reranked_count=reranked_count, trace=trace)
+        return SearchOutcome(versions=versions, total_is_lower_bound=lower_bound,
+                             reranked=reranked, reranked_count=reranked_count, trace=trace)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from app.models.encoders import Reranker
 from app.search.types import Candidate
+from app.store.payload import stored_passage
 
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="rerank")
 
@@ -30,13 +31,6 @@ class RerankOutcome:
     warning: str | None
 
 
-def passage_text(c: Candidate) -> str:
-    prefix = " > ".join(p for p in (c.payload.get("title"), *c.payload.get("heading_path", ()))
-                        if p)
-    text = c.payload.get("text", "")
-    return f"{prefix}\n\n{text}" if prefix else text
-
-
 def rerank(query: str, fused: list[Candidate], *, reranker: Reranker | None, limit: int,
            timeout_s: float) -> RerankOutcome:
     if reranker is None:
@@ -45,7 +39,7 @@ def rerank(query: str, fused: list[Candidate], *, reranker: Reranker | None, lim
     head, tail = fused[:rerank_depth(limit)], fused[rerank_depth(limit):]
     if not head:
         return RerankOutcome(fused, False, 0, None)
-    future = _POOL.submit(reranker.score, query, [passage_text(c) for c in head])
+    future = _POOL.submit(reranker.score, query, [stored_passage(c.payload) for c in head])
     try:
         scores = future.result(timeout=timeout_s)
     except FutureTimeout:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
+
+MAX_EVIDENCE = 3  # evidence items per Document Version, for both lanes (the contract's three)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,12 +55,13 @@ class LaneResult:
 
 @dataclass(frozen=True)
 class VersionHit:
-    """One Document Version and its matching chunks, best first. The evidence (≤ 3 chunks)
-    is picked when asked for: only the versions on the page need it."""
+    """One Document Version and its matching chunks, best first. ``evidence`` (≤ MAX_EVIDENCE
+    chunks) is filled by the evidence stage (grouping.with_evidence) for the shown page only."""
 
     document_id: str
     version_id: str
     chunks: tuple[Candidate, ...]
+    evidence: tuple[Candidate, ...] = ()
 
     @property
     def best(self) -> Candidate:
@@ -68,12 +70,6 @@ class VersionHit:
     @property
     def total(self) -> int:
         return len(self.chunks)
-
-    @cached_property
-    def evidence(self) -> tuple[Candidate, ...]:
-        from app.search.grouping import pick_evidence
-
-        return tuple(pick_evidence(list(self.chunks)))
 
     @property
     def truncated(self) -> bool:

@@ -22,7 +22,7 @@ POINT_NAMESPACE = uuid.UUID("6f1c1c1e-8c2a-4c52-9a40-3c7e1f3b9e11")
 KEYWORD_KEYS = ("client_id", "document_id", "version_id", "kind", "source", "visibility")
 SEARCHABLE, HIDDEN = "searchable", "hidden"
 # How the collection scores BM25: "client" = term frequencies stored without the engine's IDF
-# modifier, each query weighted by its client's own IDF (app/search/bm25.py). Recorded with the
+# modifier, each query weighted by its client's own IDF (app/bm25.py). Recorded with the
 # collection; a collection without it used the engine's collection-wide IDF.
 SPARSE_IDF = "client"
 # Qdrant fails to decode a payload nested ~128 deep and, in the embedded engine, every later

@@ -90,7 +90,7 @@ class EdgeStore:
         return qe.EdgeConfig(
             vectors={DENSE: qe.EdgeVectorParams(size=self.dense_dim,
                                                 distance=qe.Distance.Cosine)},
-            # no IDF modifier: the engine's IDF would span every client (app/search/bm25.py)
+            # no IDF modifier: the engine's IDF would span every client (app/bm25.py)
             sparse_vectors={SPARSE: qe.EdgeSparseVectorParams()},
             # compact() only vacuums deleted points: any deletion qualifies, and no HNSW is
             # ever built (it would hold the GIL for minutes; exact search is fast enough)

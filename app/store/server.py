@@ -75,7 +75,7 @@ class ServerStore:
                 collection,
                 vectors_config={DENSE: models.VectorParams(size=dense_dim,
                                                            distance=models.Distance.COSINE)},
-                # no IDF modifier: the engine's IDF would span every client (search/bm25.py)
+                # no IDF modifier: the engine's IDF would span every client (app/bm25.py)
                 sparse_vectors_config={SPARSE: models.SparseVectorParams()},
                 metadata={"dense_model": dense_model, "dense_dim": dense_dim,
                           "sparse_idf": SPARSE_IDF})

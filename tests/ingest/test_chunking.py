@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ingest.chunking import SECTION_SEPARATOR, Chunker, embedding_prefix, embedding_text
+from app.store.payload import passage_prefix, passage_text
+from ingest.chunking import SECTION_SEPARATOR, Chunker
 from ingest.extract.types import Block, ExtractedText
 from tests.fakes import whitespace_tokens
 
@@ -23,7 +24,7 @@ def test_chunks_fit_the_budget_with_their_prefix_and_overlap() -> None:
     body = [c for c in chunks if c.heading_path == ("Body",)]
     assert len(body) > 10
     for c in chunks:
-        assert len(whitespace_tokens(embedding_text("Manual", c.heading_path, c.text))) <= 100
+        assert len(whitespace_tokens(passage_text("Manual", c.heading_path, c.text))) <= 100
     first, second = body[0].text.split(), body[1].text.split()
     assert set(first[-5:]) & set(second[:15])  # consecutive chunks overlap
     assert [c.chunk_index for c in chunks] == list(range(len(chunks)))
@@ -41,8 +42,8 @@ def test_offsets_index_the_extracted_text_and_lines_come_from_the_blocks() -> No
 
 
 def test_prefix_is_title_then_headings_without_repeating_the_title() -> None:
-    assert embedding_prefix("Handbook", ("Handbook", "Leave")) == "Handbook > Leave"
-    assert embedding_text(None, (), "text") == "text"
+    assert passage_prefix("Handbook", ("Handbook", "Leave")) == "Handbook > Leave"
+    assert passage_text(None, (), "text") == "text"
 
 
 def test_real_tokenizer_counts_past_128(real_models) -> None:  # type: ignore[no-untyped-def]

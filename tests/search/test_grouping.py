@@ -1,11 +1,11 @@
-from app.search.grouping import group_versions
+from app.search.grouping import group_versions, with_evidence
 from tests.search.helpers import cand
 
 
 def test_versions_rank_by_best_chunk_and_hold_three_items() -> None:
     ranked = [cand("a", 5), cand("b", 0), cand("a", 9), cand("a", 1), cand("a", 12),
               cand("b", 3)]
-    versions = group_versions(ranked)
+    versions = with_evidence(group_versions(ranked))
     assert [(v.document_id, v.total, v.truncated) for v in versions] == [
         ("a", 4, True), ("b", 2, False)]
     assert [c.chunk_index for c in versions[0].evidence] == [5, 9, 1]
@@ -14,16 +14,21 @@ def test_versions_rank_by_best_chunk_and_hold_three_items() -> None:
 def test_overlapping_neighbours_give_way_to_a_distinct_chunk() -> None:
     # by rank 4, 5, 3 would all be neighbours of 4; distinct chunk 9 takes a slot first,
     # and the best neighbour (5) fills the last one; items stay in rank order
-    versions = group_versions([cand("a", 4), cand("a", 5), cand("a", 3), cand("a", 9)])
+    versions = with_evidence(group_versions([cand("a", 4), cand("a", 5), cand("a", 3),
+                                             cand("a", 9)]))
     assert [c.chunk_index for c in versions[0].evidence] == [4, 5, 9]
     assert versions[0].total == 4
 
 
 def test_neighbours_fill_in_when_nothing_distinct_is_left() -> None:
-    versions = group_versions([cand("a", 4), cand("a", 5), cand("a", 3)])
+    versions = with_evidence(group_versions([cand("a", 4), cand("a", 5), cand("a", 3)]))
     assert [c.chunk_index for c in versions[0].evidence] == [4, 5, 3]
 
 
 def test_two_versions_of_one_document_are_two_rows() -> None:
     versions = group_versions([cand("a", 0, version="v1"), cand("a", 0, version="v2")])
     assert [(v.document_id, v.version_id) for v in versions] == [("a", "v1"), ("a", "v2")]
+
+
+def test_grouping_alone_picks_no_evidence() -> None:
+    assert group_versions([cand("a", 0)])[0].evidence == ()

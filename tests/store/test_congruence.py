@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from app.bm25 import CorpusStats, term_document_frequencies, weigh_query
 from app.errors import ModelMismatchError, StoreNeedsReindex, StoreRejected
 from app.models.encoders import SparseVec
-from app.search.bm25 import CorpusStats, term_document_frequencies, weigh_query
 from app.settings import QdrantSettings
 from app.store import ChunkFilter, ChunkPoint, open_store
 from app.store.base import HIDDEN, SEARCHABLE, point_id

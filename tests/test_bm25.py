@@ -1,4 +1,4 @@
-"""Per-client BM25 weighting (app/search/bm25.py), by hand."""
+"""Per-client BM25 weighting (app/bm25.py), by hand."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import math
 
 import pytest
 
+from app.bm25 import CorpusStats, idf, term_document_frequencies, weigh_query
 from app.models.encoders import SparseVec
-from app.search.bm25 import CorpusStats, idf, term_document_frequencies, weigh_query
 
 
 @pytest.mark.parametrize("chunks, df, expected", [

@@ -1,0 +1,87 @@
+"""The search service's answer as the contract's Evidence Result (app/api/schemas.py).
+
+Literal spans are computed here, for the evidence shown; explain adds each item's scores.
+"""
+
+from __future__ import annotations
+
+from app.api.schemas import (
+    ContentEvidence,
+    ContentItem,
+    Contribution,
+    DocumentVersionRef,
+    EvidenceResult,
+    LiteralSpan,
+    Meta,
+    MetadataEvidence,
+    MetadataItem,
+    ResultRow,
+    RetrievalInfo,
+    Scores,
+    SearchRequest,
+)
+from app.leaves import LeafMatch
+from app.search.metadata_lane import MetadataHit
+from app.search.service import SearchAnswer, SearchQuery
+from app.search.spans import literal_spans, query_terms
+from app.search.types import MAX_EVIDENCE, Candidate, VersionHit
+from app.store.payload import HEADING_PATH, LINE_END, LINE_START, PAGE, TEXT
+
+
+def search_query(body: SearchRequest) -> SearchQuery:
+    return SearchQuery(query=body.query, scope=body.scope, alpha=body.alpha, rerank=body.rerank,
+                       filters=body.filters, offset=body.offset, limit=body.limit)
+
+
+def evidence_result(answer: SearchAnswer, *, explain: bool) -> EvidenceResult:
+    terms = query_terms(answer.query)
+    rows = [ResultRow(
+        rank=row.rank,
+        document_version=DocumentVersionRef(document_id=row.document_id,
+                                            version_id=row.version_id),
+        canonical_metadata=row.canonical_metadata,
+        retrieval_contributions=[Contribution(lane=lane, rank=r)  # type: ignore[arg-type]
+                                 for lane, r in row.contributions.items()],
+        content_evidence=_content_evidence(row.content, terms, explain),
+        metadata_evidence=_metadata_evidence(row.metadata)) for row in answer.rows]
+    return EvidenceResult(results=rows, meta=Meta(
+        query=answer.query, total=answer.total, total_is_lower_bound=answer.total_is_lower_bound,
+        offset=answer.offset, limit=answer.limit, has_more=answer.has_more,
+        query_time_ms=answer.timings["total"],
+        retrieval=RetrievalInfo(alpha=answer.alpha, reranked=answer.reranked,
+                                reranked_count=answer.reranked_count),
+        applied_filters=answer.applied_filters, scope=answer.scope, timings=answer.timings,
+        warnings=answer.warnings))
+
+
+def _content_evidence(hit: VersionHit | None, terms: frozenset[str],
+                      explain: bool) -> ContentEvidence:
+    if hit is None:
+        return ContentEvidence(items=[], total=0, truncated=False)
+    return ContentEvidence(items=[_item(c, terms, explain) for c in hit.evidence],
+                           total=hit.total, truncated=hit.truncated)
+
+
+def _metadata_evidence(hit: MetadataHit | None) -> MetadataEvidence:
+    if hit is None:
+        return MetadataEvidence()
+    return MetadataEvidence(items=[_leaf_item(m) for m in hit.matches[:MAX_EVIDENCE]],
+                            total=len(hit.matches), truncated=len(hit.matches) > MAX_EVIDENCE)
+
+
+def _leaf_item(m: LeafMatch) -> MetadataItem:
+    text = str(m.leaf.value)
+    return MetadataItem(key=m.leaf.key, value=m.leaf.value, match=m.match,  # type: ignore[arg-type]
+                        spans=[LiteralSpan(start=a, end=b, text=text[a:b]) for a, b in m.spans])
+
+
+def _item(c: Candidate, terms: frozenset[str], explain: bool) -> ContentItem:
+    text = c.payload.get(TEXT, "")
+    return ContentItem(
+        chunk_id=c.chunk_id, chunk_index=c.chunk_index, text=text, page=c.payload.get(PAGE),
+        literal_spans=[LiteralSpan(**s) for s in literal_spans(text, terms)],  # type: ignore[arg-type]
+        heading_path=list(c.payload.get(HEADING_PATH) or []),
+        line_start=c.payload.get(LINE_START), line_end=c.payload.get(LINE_END),
+        scores=Scores(dense=c.dense_score, dense_rank=c.dense_rank, sparse=c.sparse_score,
+                      sparse_rank=c.sparse_rank, fused=c.fused, rerank=c.rerank_score)
+        if explain else None)

@@ -1,0 +1,184 @@
+"""The search service: a typed query and a client in, a domain answer out.
+
+window → readiness (scope metadata | both) → filters → content lane (app/search/pipeline.py) and
+metadata lane → scope fusion → page → evidence for the shown versions (grouping.pick_evidence)
+→ their texts and canonical metadata. Registry reads go through app/registry; the answer is
+dataclasses. The HTTP route, the CLI, `evidence eval` and the benches all call this; only the
+route turns the answer into the contract's response (app/api/presenter.py).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from app.bm25 import CorpusLookup, CorpusStats
+from app.errors import BadRequest, Conflict
+from app.registry import bm25_stats, discovery
+from app.registry import documents as docs_registry
+from app.search.filters import RESERVED, parse_filters
+from app.search.grouping import with_evidence
+from app.search.metadata_lane import MetadataHit, fuse_versions, lookup_terms, rank_versions
+from app.search.pipeline import SearchEngine, SearchPlan
+from app.search.types import VersionHit
+from app.store import ChunkFilter
+
+MAX_WINDOW = 200
+VersionKey = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class SearchQuery:
+    """A validated search request (the API's SearchRequest, as the service reads it)."""
+
+    query: str
+    scope: str = "content"
+    alpha: float | None = None
+    rerank: bool = False
+    filters: Mapping[str, Any] = field(default_factory=dict)
+    offset: int = 0
+    limit: int = 10
+
+
+@dataclass(frozen=True)
+class AnswerRow:
+    rank: int
+    document_id: str
+    version_id: str
+    canonical_metadata: dict[str, Any]
+    contributions: dict[str, int]  # lane → the version's rank in that lane
+    content: VersionHit | None     # with its evidence picked and hydrated
+    metadata: MetadataHit | None
+
+
+@dataclass(frozen=True)
+class SearchAnswer:
+    query: str
+    scope: str
+    rows: list[AnswerRow]
+    total: int
+    total_is_lower_bound: bool
+    offset: int
+    limit: int
+    has_more: bool
+    alpha: float
+    reranked: bool
+    reranked_count: int
+    applied_filters: dict[str, list]
+    timings: dict[str, float]
+    warnings: list[str]
+
+
+class SearchService:
+    def __init__(self, engine: SearchEngine, default_alpha: float) -> None:
+        self.engine, self.default_alpha = engine, default_alpha
+
+    def answer(self, session: Session, *, client_id: str, query: SearchQuery) -> SearchAnswer:
+        started = time.perf_counter()
+        window = query.offset + query.limit
+        if window > MAX_WINDOW:
+            raise BadRequest(f"offset + limit must be at most {MAX_WINDOW} (got {window})",
+                             code="WINDOW_TOO_LARGE",
+                             details={"offset": query.offset, "limit": query.limit,
+                                      "max_window": MAX_WINDOW})
+        wants_metadata = query.scope in ("metadata", "both")
+        if wants_metadata:
+            _require_ready(session, client_id, query.scope)
+        key_types: dict[str, set[str]] = {}
+        if any(k not in RESERVED for k in query.filters):  # only metadata filters need types
+            for key, kind, _count in discovery.key_catalog(session, client_id=client_id):
+                key_types.setdefault(key, set()).add(kind)
+        flt, applied = parse_filters(query.filters, client_id=client_id, key_types=key_types)
+        alpha = self.default_alpha if query.alpha is None else query.alpha
+
+        content: list[VersionHit] = []
+        timings: dict[str, float] = {}
+        warnings: list[str] = []
+        lower_bound, reranked, reranked_count = False, False, 0
+        if query.scope in ("content", "both"):
+            outcome = self.engine.search(SearchPlan(
+                query=query.query, alpha=alpha, rerank=query.rerank, limit=window, filter=flt,
+                corpus=client_corpus(session, client_id)))
+            content, lower_bound = outcome.versions, outcome.total_is_lower_bound
+            reranked, reranked_count = outcome.reranked, outcome.reranked_count
+            timings.update(outcome.trace.timings)
+            warnings.extend(outcome.trace.warnings)
+        metadata: list[MetadataHit] = []
+        if wants_metadata:
+            t0 = time.perf_counter()
+            metadata = metadata_lane(session, client_id, query.query, flt, applied)
+            timings["metadata"] = round((time.perf_counter() - t0) * 1000, 3)
+
+        by_content = {(v.document_id, v.version_id): v for v in content}
+        by_metadata = {(h.document_id, h.version_id): h for h in metadata}
+        ranked: list[tuple[VersionKey, dict[str, int]]]
+        if query.scope == "content":
+            ranked = [(k, {"content": i}) for i, k in enumerate(by_content, start=1)]
+        elif query.scope == "metadata":
+            ranked = [(k, {"metadata": i}) for i, k in enumerate(by_metadata, start=1)]
+        else:
+            ranked = fuse_versions(list(by_content), list(by_metadata))
+        page = ranked[query.offset:window]
+        # evidence: picked for the shown versions only, then their texts in one store call
+        shown = self.engine.with_texts(with_evidence(
+            [by_content[k] for k, _ in page if k in by_content]))
+        by_content.update({(v.document_id, v.version_id): v for v in shown})
+        canonical = {(d, v): m for d, v, m in docs_registry.versions_by_keys(
+            session, client_id=client_id, keys=[k for k, _ in page], with_metadata=True)}
+        rows = [AnswerRow(rank=query.offset + i, document_id=key[0], version_id=key[1],
+                          canonical_metadata=canonical.get(key, {}), contributions=lanes,
+                          content=by_content.get(key), metadata=by_metadata.get(key))
+                for i, (key, lanes) in enumerate(page, start=1)]
+        timings["total"] = round((time.perf_counter() - started) * 1000, 3)
+        total = len(ranked)
+        return SearchAnswer(
+            query=query.query, scope=query.scope, rows=rows, total=total,
+            total_is_lower_bound=lower_bound, offset=query.offset, limit=query.limit,
+            has_more=total > window or (lower_bound and total >= window), alpha=alpha,
+            reranked=reranked, reranked_count=reranked_count, applied_filters=applied,
+            timings=timings, warnings=warnings)
+
+
+def _require_ready(session: Session, client_id: str, scope: str) -> None:
+    ready = discovery.readiness(session, client_id=client_id)
+    if ready.state == "ready":
+        return
+    raise Conflict(
+        f"scope '{scope}' needs Metadata Discovery Readiness, and this client's metadata "
+        f"discovery is {ready.state}; search scope 'content' meanwhile"
+        + ("" if ready.state == "discovering" else
+           ", or enable discovery (POST /clients/me/metadata/discovery)"),
+        code="METADATA_DISCOVERY_NOT_READY",
+        details={"scope": scope, "state": ready.state, "progress": ready.progress,
+                 "indexed_versions": ready.indexed, "published_versions": ready.total})
+
+
+def client_corpus(session: Session, client_id: str) -> CorpusLookup:
+    """The client's own BM25 statistics, read in this session."""
+
+    def lookup(terms: Sequence[int]) -> CorpusStats:
+        return CorpusStats(*bm25_stats.lookup(session, client_id=client_id, terms=terms))
+
+    return lookup
+
+
+def metadata_lane(session: Session, client_id: str, query: str, flt: ChunkFilter,
+                  applied: Mapping[str, list]) -> list[MetadataHit]:
+    """Candidate leaves from the registry, ranked per version (pure), reserved and metadata
+    filters applied the same way the engine applies them to chunks."""
+    words, exact = lookup_terms(query)
+    rows = discovery.candidate_leaves(session, client_id=client_id, words=words, exact=exact)
+    keys = sorted({(r.document_id, r.version_id) for r in rows})
+    allowed = None
+    if any(k in RESERVED for k in applied):
+        allowed = {(d, v) for d, v, _ in docs_registry.versions_by_keys(
+            session, client_id=client_id, keys=keys, document_ids=flt.document_ids,
+            version_ids=flt.version_ids, kinds=flt.kinds, sources=flt.sources)}
+    leaves = (discovery.version_leaves(session, client_id=client_id, keys=keys)
+              if any(k not in RESERVED for k in applied) else None)
+    return rank_versions(query, [(r.document_id, r.version_id, r.leaf) for r in rows],
+                         leaves, applied, allowed)

@@ -1,0 +1,85 @@
+"""The chunk payload: its keys, how it is built, the metadata tree filters use, and the passage
+text a model reads — one home, used by ingestion (writes), the lanes (reads a few keys), the
+reranker and the answer (reads texts).
+
+The chunk payload carries the version's metadata as ``meta`` for exact filters inside the
+engine, with booleans as strings under ``meta_bool`` (qdrant-edge-py 0.9.0 never matches a
+bool payload): app/search/filters.py turns filters into paths under these trees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from app.leaves import Leaf
+from app.store.base import HIDDEN
+
+CLIENT_ID, DOCUMENT_ID, VERSION_ID = "client_id", "document_id", "version_id"
+CHUNK_ID, CHUNK_INDEX = "chunk_id", "chunk_index"
+TEXT, TITLE, HEADING_PATH, PAGE = "text", "title", "heading_path", "page"
+LINE_START, LINE_END, CHAR_START, CHAR_END = "line_start", "line_end", "char_start", "char_end"
+KIND, SOURCE, ENTITIES, VISIBILITY = "kind", "source", "entities", "visibility"
+META, META_BOOL = "meta", "meta_bool"
+
+
+def passage_prefix(title: str | None, heading_path: Sequence[str]) -> str:
+    """What goes in front of a chunk for the dense and sparse vectors and the reranker: the
+    title and headings, a title repeated as the first heading once."""
+    parts = [p for p in ((title or "").strip(), *heading_path) if p]
+    return " > ".join(dict.fromkeys(parts))
+
+
+def passage_text(title: str | None, heading_path: Sequence[str], text: str) -> str:
+    prefix = passage_prefix(title, heading_path)
+    return f"{prefix}\n\n{text}" if prefix else text
+
+
+def stored_passage(payload: dict[str, Any]) -> str:
+    """The passage of a stored chunk, exactly as it was embedded."""
+    return passage_text(payload.get(TITLE), payload.get(HEADING_PATH) or (),
+                        payload.get(TEXT, ""))
+
+
+def chunk_payload(*, client_id: str, document_id: str, version_id: str, chunk_index: int,
+                  text: str, title: str, heading_path: Sequence[str], page: int | None,
+                  line_start: int | None, line_end: int | None, char_start: int, char_end: int,
+                  kind: str, source: str | None, entities: dict[str, list[str]],
+                  meta: dict, meta_bool: dict) -> dict[str, Any]:
+    """A chunk's payload, written hidden: publication flips ``visibility``."""
+    return {
+        CLIENT_ID: client_id, DOCUMENT_ID: document_id, VERSION_ID: version_id,
+        CHUNK_ID: f"{document_id}:{chunk_index}", CHUNK_INDEX: chunk_index, TEXT: text,
+        TITLE: title, HEADING_PATH: list(heading_path), PAGE: page, LINE_START: line_start,
+        LINE_END: line_end, CHAR_START: char_start, CHAR_END: char_end, KIND: kind,
+        SOURCE: source or "", ENTITIES: entities, VISIBILITY: HIDDEN, META: meta,
+        META_BOOL: meta_bool,
+    }
+
+
+def payload_meta(leaves: list[Leaf]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The ``meta`` and ``meta_bool`` payload trees a chunk carries for metadata filters."""
+    meta: dict[str, Any] = {}
+    meta_bool: dict[str, Any] = {}
+    for leaf in leaves:
+        if leaf.key.startswith("entities."):
+            continue
+        target = meta_bool if leaf.type == "boolean" else meta
+        value = ("true" if leaf.value else "false") if leaf.type == "boolean" else leaf.value
+        *parents, last = leaf.key.split(".")
+        node = target
+        for part in parents:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                break  # a value already sits where this leaf needs an object (lists of
+                # objects of different shapes): the leaf is kept in the registry, not here
+        if not isinstance(node, dict):
+            continue
+        existing = node.get(last)
+        if existing is None:
+            node[last] = value
+        elif isinstance(existing, list):
+            existing.append(value)
+        else:
+            node[last] = [existing, value]
+    return meta, meta_bool
