@@ -76,6 +76,8 @@ class IngestSettings(_Group):
     max_upload_bytes: int = 50 * 1024 * 1024
     chunk_size: int = 512
     chunk_overlap: int = 50
+    # Chunks embedded, written and checkpointed together.
+    write_batch: int = Field(64, ge=1, le=4096)
     # A document making more chunks fails at once (DOCUMENT_TOO_LONG) instead of holding the
     # worker: ~1,200 chunks per MB of plain text, ~0.1 s of embedding each on 2 cores.
     max_chunks: int = Field(5000, ge=1)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from sqlalchemy.orm import Session, sessionmaker
@@ -33,10 +33,10 @@ from app.store import ChunkPoint, VectorStore
 from app.store.base import point_id
 from app.store.payload import chunk_payload, passage_text, payload_meta
 from ingest.chunking import Chunk
+from ingest.embedding import EmbeddedBatch
 from ingest.processing import Processor
 
 log = logging.getLogger(__name__)
-WRITE_BATCH = 64
 
 
 class JobLost(Exception):
@@ -67,10 +67,49 @@ class IngestDeps:
     store: VectorStore
     # extraction, chunking and embedding: in a child process in service (ingest/processing.py)
     processor: Processor
+    write_batch: int = 64  # chunks embedded and written per batch (EVIDENCE_INGEST__WRITE_BATCH)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """What the registry holds of the version a job indexes."""
+
+    client_id: str
+    document_id: str
+    version_id: str
+    kind: str
+    filename: str
+    source: str | None
+    metadata: dict
+    content: bytes
+
+
+@dataclass
+class Progress:
+    """What the written batches have added up to: resumable from a checkpoint."""
+
+    next_chunk: int = 0
+    term_df: Counter[str] = field(default_factory=Counter)
+    entities: list[dict[str, list[str]]] = field(default_factory=list)
+
+    @classmethod
+    def resumed(cls, checkpoint: dict | None, chunk_total: int) -> Progress | None:
+        if not checkpoint or checkpoint.get("chunk_total") != chunk_total:
+            return None  # none, or from another chunking: start over
+        return cls(checkpoint["next_chunk"], Counter(checkpoint["term_df"]),
+                   [checkpoint["entities"]])
+
+    def checkpoint(self, chunk_total: int) -> dict:
+        return {"next_chunk": self.next_chunk, "chunk_total": chunk_total,
+                "term_df": dict(self.term_df), "entities": merge_entities(self.entities)}
 
 
 def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> int:
-    """Index one claimed version and publish it; returns its chunk count."""
+    """Index one claimed version and publish it; returns its chunk count.
+
+    load → prepare (extract, chunk: in the processor) → complete the metadata → per batch:
+    embed + entities (the processor) → payloads → write hidden → checkpoint → publish."""
+    loaded = load(deps, job)
 
     def still_ours(progress: float, checkpoint: dict | None = None) -> None:
         if control.beat(progress, checkpoint):
@@ -78,60 +117,82 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> in
         with transaction(deps.sessions) as s:
             gone = s.get(IngestionJob, job.job_id) is None
         if gone:  # the document was deleted meanwhile: leave no orphan points behind
-            deps.store.delete(client_id=job.client_id, document_id=document_id,
-                              version_id=version_id)
+            forget_points(deps, loaded)
         raise JobLost(job.job_id)
 
+    prepared = deps.processor.prepare(loaded.kind, loaded.content, loaded.filename)
+    chunks = prepared.chunks
+    still_ours(0.1)
+    title = prepared.title or loaded.metadata["source"]["filename"]
+    final_metadata = completed_metadata(
+        loaded.metadata, title=prepared.title, page_count=prepared.page_count,
+        chunk_count=len(chunks), char_count=prepared.char_count,
+        warnings=prepared.warnings, extra=prepared.extra)
+    meta, meta_bool = payload_meta(leaves_of(final_metadata, None))
+    done = Progress.resumed(job.checkpoint, len(chunks))
+    if done is None:  # a fresh start: whatever an earlier attempt wrote goes
+        forget_points(deps, loaded)
+        done = Progress()
+    batch_size = deps.write_batch
+    for start in range(done.next_chunk, len(chunks), batch_size):
+        batch = chunks[start:start + batch_size]
+        embedded = deps.processor.embed(
+            [passage_text(title, c.heading_path, c.text) for c in batch],
+            [c.text for c in batch])
+        deps.store.upsert(points(loaded, batch, embedded, title=title, meta=meta,
+                                 meta_bool=meta_bool))
+        done.next_chunk = start + len(batch)
+        done.entities.extend(embedded.entities)
+        done.term_df.update(term_document_frequencies(embedded.sparse))
+        checkpoint = done.checkpoint(len(chunks))
+        progress = 0.1 + 0.85 * done.next_chunk / len(chunks)
+        still_ours(progress, checkpoint)
+        if done.next_chunk < len(chunks) and control.should_yield():
+            raise JobYielded(progress, checkpoint)
+    publish(deps, job, loaded, done, chunk_count=len(chunks), metadata=final_metadata)
+    log.info("published %s/%s: %d chunks", loaded.document_id, loaded.version_id, len(chunks))
+    return len(chunks)
+
+
+def load(deps: IngestDeps, job: ClaimedJob) -> Loaded:
     with transaction(deps.sessions) as s:
         version = s.get(DocumentVersion, job.version_pk)
         assert version is not None
         document = s.get(Document, version.document_pk)
         assert document is not None
-        content = docs_registry.version_content(s, version_pk=version.id)
-        kind, filename, metadata = document.kind, version.filename, dict(version.canonical_metadata)
-        document_id, version_id = document.document_id, version.version_id
-        source = document.source
+        return Loaded(client_id=job.client_id, document_id=document.document_id,
+                      version_id=version.version_id, kind=document.kind,
+                      filename=version.filename, source=document.source,
+                      metadata=dict(version.canonical_metadata),
+                      content=docs_registry.version_content(s, version_pk=version.id))
 
-    prepared = deps.processor.prepare(kind, content, filename)
-    chunks = prepared.chunks
-    still_ours(0.1)
-    title = prepared.title or metadata["source"]["filename"]
-    final_metadata = completed_metadata(
-        metadata, title=prepared.title, page_count=prepared.page_count,
-        chunk_count=len(chunks), char_count=prepared.char_count,
-        warnings=prepared.warnings, extra=prepared.extra)
-    meta, meta_bool = payload_meta(leaves_of(final_metadata, None))
-    resume = job.checkpoint if (job.checkpoint or {}).get("chunk_total") == len(chunks) else None
-    if resume is None:  # a fresh start: whatever an earlier attempt wrote goes
-        deps.store.delete(client_id=job.client_id, document_id=document_id,
-                          version_id=version_id)
-    first = resume["next_chunk"] if resume else 0
-    term_df: Counter[str] = Counter(resume["term_df"] if resume else {})
-    version_entities: list[dict[str, list[str]]] = [resume["entities"]] if resume else []
-    for start in range(first, len(chunks), WRITE_BATCH):
-        batch = chunks[start:start + WRITE_BATCH]
-        embedded = deps.processor.embed(
-            [passage_text(title, c.heading_path, c.text) for c in batch],
-            [c.text for c in batch])
-        points = [ChunkPoint(
-            id=point_id(job.client_id, document_id, version_id, c.chunk_index),
-            dense=embedded.dense[i].tolist() if embedded.dense is not None else None,
-            sparse=embedded.sparse[i],
-            payload=_payload(c, client_id=job.client_id, document_id=document_id,
-                             version_id=version_id, kind=kind, source=source, title=title,
-                             entities=embedded.entities[i], meta=meta, meta_bool=meta_bool))
-            for i, c in enumerate(batch)]
-        version_entities.extend(embedded.entities)
-        term_df.update(term_document_frequencies(embedded.sparse))
-        deps.store.upsert(points)
-        done = start + len(batch)
-        checkpoint = {"next_chunk": done, "chunk_total": len(chunks), "term_df": dict(term_df),
-                      "entities": merge_entities(version_entities)}
-        progress = 0.1 + 0.85 * done / len(chunks)
-        still_ours(progress, checkpoint)
-        if done < len(chunks) and control.should_yield():
-            raise JobYielded(progress, checkpoint)
 
+def forget_points(deps: IngestDeps, loaded: Loaded) -> None:
+    deps.store.delete(client_id=loaded.client_id, document_id=loaded.document_id,
+                      version_id=loaded.version_id)
+
+
+def points(loaded: Loaded, batch: list[Chunk], embedded: EmbeddedBatch, *, title: str,
+           meta: dict, meta_bool: dict) -> list[ChunkPoint]:
+    """The batch as engine points: deterministic ids, vectors, payloads (written hidden)."""
+    return [ChunkPoint(
+        id=point_id(loaded.client_id, loaded.document_id, loaded.version_id, c.chunk_index),
+        dense=embedded.dense[i].tolist() if embedded.dense is not None else None,
+        sparse=embedded.sparse[i],
+        payload=chunk_payload(
+            client_id=loaded.client_id, document_id=loaded.document_id,
+            version_id=loaded.version_id, chunk_index=c.chunk_index, text=c.text, title=title,
+            heading_path=c.heading_path, page=c.page, line_start=c.line_start,
+            line_end=c.line_end, char_start=c.char_start, char_end=c.char_end,
+            kind=loaded.kind, source=loaded.source, entities=embedded.entities[i], meta=meta,
+            meta_bool=meta_bool))
+        for i, c in enumerate(batch)]
+
+
+def publish(deps: IngestDeps, job: ClaimedJob, loaded: Loaded, done: Progress, *,
+            chunk_count: int, metadata: dict) -> None:
+    """One transaction: still ours? → registry published/superseded, the client's BM25
+    statistics and discovery leaves follow → visibility flipped in the engine."""
     with transaction(deps.sessions) as s:
         # Ownership is checked in the publishing transaction itself, so a job taken over or a
         # document deleted a moment ago is never published, whenever the last heartbeat was.
@@ -139,13 +200,12 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> in
         if version is None or not jobs.succeed_if_owned(s, job_id=job.job_id,
                                                         worker_id=job.worker_id):
             if version is None:  # deleted meanwhile: leave no orphan points behind
-                deps.store.delete(client_id=job.client_id, document_id=document_id,
-                                  version_id=version_id)
+                forget_points(deps, loaded)
             raise JobLost(job.job_id)
-        version.entities = merge_entities(version_entities)
-        version.term_df = dict(sorted(term_df.items(), key=lambda kv: int(kv[0])))
+        version.entities = merge_entities(done.entities)
+        version.term_df = dict(sorted(done.term_df.items(), key=lambda kv: int(kv[0])))
         became_current, previous = docs_registry.mark_published(
-            s, version=version, chunk_count=len(chunks), canonical_metadata=final_metadata)
+            s, version=version, chunk_count=chunk_count, canonical_metadata=metadata)
         if became_current:  # the client's BM25 statistics follow what is searchable
             bm25_stats.add_version(s, client_id=job.client_id, version=version)
             if previous is not None:
@@ -158,21 +218,9 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> in
         # Flip visibility in the store before the registry commits: if the commit fails the job
         # is retried and publishes again, so the two converge.
         if became_current:
-            deps.store.set_searchable(client_id=job.client_id, document_id=document_id,
-                                      version_id=version_id, searchable=True)
+            deps.store.set_searchable(client_id=job.client_id, document_id=loaded.document_id,
+                                      version_id=loaded.version_id, searchable=True)
             if previous is not None:
-                deps.store.set_searchable(client_id=job.client_id, document_id=document_id,
+                deps.store.set_searchable(client_id=job.client_id,
+                                          document_id=loaded.document_id,
                                           version_id=previous.version_id, searchable=False)
-    log.info("published %s/%s: %d chunks", document_id, version_id, len(chunks))
-    return len(chunks)
-
-
-def _payload(chunk: Chunk, *, client_id: str, document_id: str, version_id: str, kind: str,
-             source: str | None, title: str, entities: dict[str, list[str]],
-             meta: dict, meta_bool: dict) -> dict:
-    return chunk_payload(
-        client_id=client_id, document_id=document_id, version_id=version_id,
-        chunk_index=chunk.chunk_index, text=chunk.text, title=title,
-        heading_path=chunk.heading_path, page=chunk.page, line_start=chunk.line_start,
-        line_end=chunk.line_end, char_start=chunk.char_start, char_end=chunk.char_end,
-        kind=kind, source=source, entities=entities, meta=meta, meta_bool=meta_bool)

@@ -29,7 +29,8 @@ def build_deps(runtime: Runtime, *, entities: bool = True) -> IngestDeps:
         processor = InProcess(chunker, BatchEmbedder(
             models.dense, models.sparse, EntityExtractor(models.spacy_path)
             if entities and models.spacy_path is not None else None))
-    return IngestDeps(sessions=runtime.sessions, store=runtime.store, processor=processor)
+    return IngestDeps(sessions=runtime.sessions, store=runtime.store, processor=processor,
+                      write_batch=ingest.write_batch)
 
 
 def build_worker(runtime: Runtime, worker_id: str | None = None) -> Worker:

@@ -70,7 +70,8 @@ def running_service(tmp_path: Path, models: LoadedModels, *, db_url: str | None 
                 settings.ingest.max_chunks),
         BatchEmbedder(models.dense, models.sparse,
                       EntityExtractor(models.spacy_path)
-                      if entities and models.spacy_path else None)))
+                      if entities and models.spacy_path else None)),
+        write_batch=settings.ingest.write_batch)
     worker = Worker(deps, settings.ingest, worker_id="test-worker")
     with transaction(runtime.sessions) as s:
         _client, key = reg.create_client(s, name="acme")

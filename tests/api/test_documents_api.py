@@ -190,12 +190,9 @@ def _pdf(text: str) -> bytes:
 
 def test_deleting_a_document_while_its_job_runs_leaves_no_points(svc: Service) -> None:
     """The worker notices at its next heartbeat or at publication, and removes what it wrote."""
-    from ingest import pipeline
-
     body = svc.upload("a.md", "# A\n\n" + "\n\n".join(f"Paragraph {i} text." for i in range(5)),
                       document_id="doomed").json()
-    original = pipeline.WRITE_BATCH
-    pipeline.WRITE_BATCH = 1
+    svc.worker.deps.write_batch = 1
     calls = {"n": 0}
     real_upsert = svc.runtime.store.upsert
 
@@ -209,7 +206,6 @@ def test_deleting_a_document_while_its_job_runs_leaves_no_points(svc: Service) -
     try:
         svc.worker.drain()
     finally:
-        pipeline.WRITE_BATCH = original
         svc.runtime.store.upsert = real_upsert  # type: ignore[method-assign]
     assert svc.runtime.store.count(ChunkFilter(client_id=_client_id(svc),
                                                searchable_only=False)) == 0
@@ -217,24 +213,13 @@ def test_deleting_a_document_while_its_job_runs_leaves_no_points(svc: Service) -
 
 
 def _five_paragraphs_one_chunk_per_batch(svc: Service, document_id: str) -> dict:
-    from ingest import pipeline
-
-    pipeline.WRITE_BATCH = 1
+    svc.worker.deps.write_batch = 1
     return svc.upload("a.md", "# A\n\n" + "\n\n".join(f"Paragraph {i} text." for i in range(5)),
                       document_id=document_id).json()
 
 
-@pytest.fixture
-def one_chunk_per_batch():  # type: ignore[no-untyped-def]
-    from ingest import pipeline
-
-    original = pipeline.WRITE_BATCH
-    yield
-    pipeline.WRITE_BATCH = original
-
-
 def test_a_job_taken_over_midway_is_not_published_by_its_first_worker(
-        svc: Service, one_chunk_per_batch: None) -> None:
+        svc: Service) -> None:
     """Ownership is checked in the publishing transaction, not only at the last heartbeat."""
     from datetime import timedelta
 
@@ -268,7 +253,7 @@ def test_a_job_taken_over_midway_is_not_published_by_its_first_worker(
 
 @pytest.mark.parametrize(("heartbeat_s", "renewed"), [(60.0, False), (1e-9, True)])
 def test_the_lease_is_renewed_only_when_due(
-        svc: Service, one_chunk_per_batch: None, monkeypatch: pytest.MonkeyPatch,
+        svc: Service, monkeypatch: pytest.MonkeyPatch,
         heartbeat_s: float, renewed: bool) -> None:
     from app.registry import jobs
 

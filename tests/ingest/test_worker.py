@@ -11,7 +11,6 @@ import pytest
 from app.registry.database import transaction
 from app.registry.tables import Document, DocumentVersion, IngestionJob
 from app.store import ChunkFilter
-from ingest import pipeline
 from tests.conftest import make_settings
 from tests.fakes import fake_models
 from tests.service import Service, running_service
@@ -26,8 +25,8 @@ class Interrupted(BaseException):
 
 @pytest.fixture
 def svc(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Service:
-    monkeypatch.setattr(pipeline, "WRITE_BATCH", 1)  # one chunk per batch: six batches
-    settings = make_settings(tmp_path, slice_s=0.0, heartbeat_s=1e-9)
+    # one chunk per batch: six batches
+    settings = make_settings(tmp_path, slice_s=0.0, heartbeat_s=1e-9, write_batch=1)
     with running_service(tmp_path, fake_models(), settings=settings) as service:
         yield service
 
