@@ -15,12 +15,11 @@ import uvicorn
 
 from app.main import create_app
 from app.models.loading import LoadedModels
-from app.registry import clients as reg
-from app.registry.database import transaction
 from app.runtime import Runtime, build_runtime
 from ingest.service import build_deps
 from ingest.worker import Worker
 from tests.conftest import make_settings
+from tests.factories import client_with_key
 
 
 @dataclass
@@ -46,10 +45,7 @@ def live_server(tmp_path: Path, models: LoadedModels, clients: tuple[str, ...] =
     runtime = build_runtime(settings, models=models)
     deps = build_deps(runtime, entities=False)
     worker = Worker(deps, settings.ingest, worker_id="live-test-worker")
-    keys = {}
-    with transaction(runtime.sessions) as s:
-        for name in clients:
-            keys[name] = reg.create_client(s, name=name)[1]
+    keys = {name: client_with_key(runtime.sessions, name)[1] for name in clients}
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(create_app(settings, runtime=runtime,
                                                       start_worker=False),

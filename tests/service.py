@@ -13,8 +13,6 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.models.loading import LoadedModels
-from app.registry import clients as reg
-from app.registry.database import transaction
 from app.runtime import Runtime, build_runtime
 from app.settings import Settings
 from app.store import VectorStore
@@ -25,6 +23,7 @@ from ingest.pipeline import IngestDeps
 from ingest.processing import InProcess
 from ingest.worker import Worker
 from tests.conftest import make_settings
+from tests.factories import client_with_key
 
 
 @dataclass
@@ -54,9 +53,7 @@ class Service:
         return self.http.post("/search", json=body, headers=self.auth(key))
 
     def new_client(self, name: str) -> str:
-        with transaction(self.runtime.sessions) as s:
-            _client, key = reg.create_client(s, name=name)
-        return key
+        return client_with_key(self.runtime.sessions, name)[1]
 
 
 @contextmanager
@@ -73,8 +70,7 @@ def running_service(tmp_path: Path, models: LoadedModels, *, db_url: str | None 
                       if entities and models.spacy_path else None)),
         write_batch=settings.ingest.write_batch)
     worker = Worker(deps, settings.ingest, worker_id="test-worker")
-    with transaction(runtime.sessions) as s:
-        _client, key = reg.create_client(s, name="acme")
+    key = client_with_key(runtime.sessions, "acme")[1]
     app = create_app(settings, runtime=runtime, start_worker=False)
     try:
         with TestClient(app) as http:

@@ -6,6 +6,7 @@ evidence items' ``heading_path``/``line_start``/``line_end`` and, with ``explain
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -137,3 +138,90 @@ class Meta(BaseModel):
 class EvidenceResult(BaseModel):
     results: list[ResultRow]
     meta: Meta
+
+
+# ---- documents and jobs -------------------------------------------------------------------
+
+class UploadAccepted(BaseModel):
+    document_id: str
+    version_id: str
+    job_id: str
+    status: str
+    deduplicated: bool = False
+
+
+class VersionOut(BaseModel):
+    version_id: str
+    state: str
+    filename: str
+    mime_type: str
+    size_bytes: int
+    content_sha256: str
+    chunk_count: int
+    created_at: datetime
+    published_at: datetime | None
+    canonical_metadata: dict[str, Any]
+
+
+class DocumentOut(BaseModel):
+    document_id: str
+    kind: str
+    source: str | None
+    path: str | None
+    current_version_id: str | None
+    version_count: int
+    created_at: datetime
+    updated_at: datetime
+    versions: list[VersionOut] | None = None
+
+
+class DocumentList(BaseModel):
+    documents: list[DocumentOut]
+    total: int
+    offset: int
+    limit: int
+
+
+class JobOut(BaseModel):
+    job_id: str
+    status: str
+    attempts: int
+    max_attempts: int
+    progress: float
+    error: str | None
+    document_id: str
+    version_id: str
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+
+
+# ---- the calling client -------------------------------------------------------------------
+
+class DiscoveryState(BaseModel):
+    state: str
+    progress: float
+    indexed_versions: int
+    published_versions: int
+
+
+class ClientOut(BaseModel):
+    id: str
+    name: str
+    publication_authority: str
+    metadata_discovery: DiscoveryState
+
+
+class DiscoverySwitch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    enabled: bool
+
+
+class MetadataKey(BaseModel):
+    key: str
+    type: str
+    count: int
+
+
+class MetadataCatalog(DiscoveryState):
+    keys: list[MetadataKey]

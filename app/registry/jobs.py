@@ -153,6 +153,16 @@ def retry_later(session: Session, *, job_id: str, reason: str, backoff_base_s: f
     return True
 
 
+def job_with_version(session: Session, *, client_id: str, job_id: str
+                     ) -> tuple[IngestionJob, str, str]:
+    """The client's job with its (document_id, version_id); 404 for anyone else's."""
+    job = get_job(session, client_id=client_id, job_id=job_id)
+    row = session.execute(select(Document.document_id, DocumentVersion.version_id)
+                          .join(DocumentVersion, DocumentVersion.document_pk == Document.id)
+                          .where(DocumentVersion.id == job.version_pk)).one()
+    return job, row[0], row[1]
+
+
 def get_job(session: Session, *, client_id: str, job_id: str) -> IngestionJob:
     job = session.get(IngestionJob, job_id)
     if job is None or job.client_id != client_id:

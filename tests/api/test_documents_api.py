@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
@@ -10,6 +9,7 @@ import pytest
 from app.registry import clients as reg
 from app.registry.database import transaction
 from app.store import ChunkFilter
+from tests.factories import pdf_bytes
 from tests.fakes import fake_models
 from tests.service import Service, running_service
 
@@ -161,7 +161,7 @@ def test_a_corrupt_file_fails_its_job_and_touches_nothing_else(svc: Service) -> 
 
 
 def test_a_failed_new_version_leaves_the_published_one_searchable(svc: Service) -> None:
-    svc.ingest("doc.pdf", _pdf("Original budget text."), document_id="doc")
+    svc.ingest("doc.pdf", pdf_bytes(["Original budget text."]), document_id="doc")
     svc.ingest("doc.pdf", b"%PDF-1.4 garbage", document_id="doc")
     doc = svc.http.get("/documents/doc", headers=svc.auth()).json()
     assert [(v["version_id"], v["state"]) for v in doc["versions"]] == [
@@ -176,16 +176,6 @@ def test_unknown_job_is_404_with_the_error_shape(svc: Service) -> None:
     assert r.status_code == 404
     assert r.json() == {"error": {"code": "JOB_NOT_FOUND", "message": "no job 'nope'",
                                   "details": {}}}
-
-
-def _pdf(text: str) -> bytes:
-    from reportlab.pdfgen import canvas
-
-    buf = io.BytesIO()
-    c = canvas.Canvas(buf)
-    c.drawString(72, 720, text)
-    c.save()
-    return buf.getvalue()
 
 
 def test_deleting_a_document_while_its_job_runs_leaves_no_points(svc: Service) -> None:

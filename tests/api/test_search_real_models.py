@@ -6,6 +6,7 @@ import io
 
 import pytest
 
+from tests.factories import pdf_bytes
 from tests.service import Service, running_service
 
 pytestmark = pytest.mark.integration
@@ -40,24 +41,12 @@ DOCS = {
 }
 
 
-def _pdf(pages: list[str]) -> bytes:
-    from reportlab.pdfgen import canvas
-
-    buf = io.BytesIO()
-    c = canvas.Canvas(buf)
-    for text in pages:
-        c.drawString(72, 720, text)
-        c.showPage()
-    c.save()
-    return buf.getvalue()
-
-
 @pytest.fixture(scope="module")
 def svc(tmp_path_factory: pytest.TempPathFactory, real_models) -> Service:  # type: ignore[no-untyped-def]
     with running_service(tmp_path_factory.mktemp("real"), real_models, entities=True) as s:
         for doc_id, (name, text) in DOCS.items():
             s.ingest(name, text, document_id=doc_id)
-        s.ingest("report.pdf", _pdf(["Quarterly overview.",
+        s.ingest("report.pdf", pdf_bytes(["Quarterly overview.",
                                      "The Apollo budget report shows a deficit."]),
                  document_id="report")
         yield s

@@ -9,34 +9,11 @@ import pytest
 
 from app.errors import ExtractionError
 from ingest.extract import extract
-
-
-def _pdf(pages: list[str], password: str | None = None) -> bytes:
-    from reportlab.pdfgen import canvas
-
-    buf = io.BytesIO()
-    c = canvas.Canvas(buf)
-    for text in pages:
-        if text:
-            c.drawString(72, 720, text)
-        c.showPage()
-    c.save()
-    data = buf.getvalue()
-    if password:
-        from pypdf import PdfReader, PdfWriter
-
-        writer = PdfWriter()
-        for page in PdfReader(io.BytesIO(data)).pages:
-            writer.add_page(page)
-        writer.encrypt(password)
-        out = io.BytesIO()
-        writer.write(out)
-        data = out.getvalue()
-    return data
+from tests.factories import pdf_bytes
 
 
 def test_pdf_keeps_page_numbers_and_warns_about_pages_without_text() -> None:
-    result = extract("pdf", _pdf(["First page text.", "", "Third page text."]), "r.pdf")
+    result = extract("pdf", pdf_bytes(["First page text.", "", "Third page text."]), "r.pdf")
     assert [(b.page, b.text) for b in result.blocks] == [(1, "First page text."),
                                                          (3, "Third page text.")]
     assert result.page_count == 3
@@ -46,7 +23,7 @@ def test_pdf_keeps_page_numbers_and_warns_about_pages_without_text() -> None:
 
 def test_encrypted_pdf_is_a_permanent_clear_failure() -> None:
     with pytest.raises(ExtractionError) as err:
-        extract("pdf", _pdf(["secret"], password="pw"), "locked.pdf")
+        extract("pdf", pdf_bytes(["secret"], password="pw"), "locked.pdf")
     assert err.value.code == "PDF_ENCRYPTED" and "encrypted" in err.value.message
 
 
@@ -55,7 +32,7 @@ def test_corrupt_pdf_and_pdf_without_any_text() -> None:
         extract("pdf", b"%PDF-1.7 garbage", "bad.pdf")
     assert err.value.code == "PDF_CORRUPT"
     with pytest.raises(ExtractionError, match="no text could be extracted; page 1 has no text"):
-        extract("pdf", _pdf([""]), "scan.pdf")
+        extract("pdf", pdf_bytes([""]), "scan.pdf")
 
 
 def test_markdown_keeps_heading_path_and_line_numbers() -> None:

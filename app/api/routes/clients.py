@@ -3,42 +3,19 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from pydantic import BaseModel, ConfigDict
 
 from app.api.deps import ClientDep, SessionDep
+from app.api.schemas import (
+    ClientOut,
+    DiscoveryState,
+    DiscoverySwitch,
+    MetadataCatalog,
+    MetadataKey,
+)
 from app.registry import clients as clients_registry
 from app.registry import discovery
 
 router = APIRouter(tags=["clients"])
-
-
-class DiscoveryState(BaseModel):
-    state: str
-    progress: float
-    indexed_versions: int
-    published_versions: int
-
-
-class ClientOut(BaseModel):
-    id: str
-    name: str
-    publication_authority: str
-    metadata_discovery: DiscoveryState
-
-
-class DiscoverySwitch(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    enabled: bool
-
-
-class MetadataKey(BaseModel):
-    key: str
-    type: str
-    count: int
-
-
-class MetadataCatalog(DiscoveryState):
-    keys: list[MetadataKey]
 
 
 def _state(session: SessionDep, client_id: str) -> DiscoveryState:

@@ -2,76 +2,21 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, File, Form, Query, Request, UploadFile
-from pydantic import BaseModel
 
 from app.api.deps import ClientDep, DocumentDep, PublishingClientDep, RuntimeDep, SessionDep
+from app.api.schemas import DocumentList, DocumentOut, JobOut, UploadAccepted, VersionOut
 from app.errors import PayloadTooLarge
 from app.registry import documents as docs_registry
 from app.registry import jobs as jobs_registry
 from app.registry.database import commit_with_retry, scrub_deleted
-from app.registry.tables import Document, DocumentVersion, IngestionJob
+from app.registry.tables import Document, DocumentVersion
 from app.uploads import accept_upload, parse_metadata_field
 
 router = APIRouter(tags=["documents"])
 MAX_LIST_OFFSET = 10_000_000  # far past any listing, well inside the registry's integers
-
-
-class UploadAccepted(BaseModel):
-    document_id: str
-    version_id: str
-    job_id: str
-    status: str
-    deduplicated: bool = False
-
-
-class VersionOut(BaseModel):
-    version_id: str
-    state: str
-    filename: str
-    mime_type: str
-    size_bytes: int
-    content_sha256: str
-    chunk_count: int
-    created_at: datetime
-    published_at: datetime | None
-    canonical_metadata: dict[str, Any]
-
-
-class DocumentOut(BaseModel):
-    document_id: str
-    kind: str
-    source: str | None
-    path: str | None
-    current_version_id: str | None
-    version_count: int
-    created_at: datetime
-    updated_at: datetime
-    versions: list[VersionOut] | None = None
-
-
-class DocumentList(BaseModel):
-    documents: list[DocumentOut]
-    total: int
-    offset: int
-    limit: int
-
-
-class JobOut(BaseModel):
-    job_id: str
-    status: str
-    attempts: int
-    max_attempts: int
-    progress: float
-    error: str | None
-    document_id: str
-    version_id: str
-    created_at: datetime
-    started_at: datetime | None
-    finished_at: datetime | None
 
 
 def _document_out(doc: Document, versions: list[DocumentVersion] | None = None) -> DocumentOut:
@@ -146,13 +91,10 @@ def delete_document(runtime: RuntimeDep, session: SessionDep, client: ClientDep,
 
 @router.get("/jobs/{job_id}", response_model=JobOut)
 def get_job(job_id: str, session: SessionDep, client: ClientDep) -> JobOut:
-    job: IngestionJob = jobs_registry.get_job(session, client_id=client.id, job_id=job_id)
-    version = session.get(DocumentVersion, job.version_pk)
-    assert version is not None
-    document = session.get(Document, version.document_pk)
-    assert document is not None
+    job, document_id, version_id = jobs_registry.job_with_version(
+        session, client_id=client.id, job_id=job_id)
     return JobOut(job_id=job.id, status=job.status, attempts=job.attempts,
                   max_attempts=job.max_attempts, progress=job.progress, error=job.error,
-                  document_id=document.document_id, version_id=version.version_id,
+                  document_id=document_id, version_id=version_id,
                   created_at=job.created_at, started_at=job.started_at,
                   finished_at=job.finished_at)

@@ -1,0 +1,43 @@
+"""Test inputs made in one place: PDFs (reportlab, optionally encrypted with pypdf) and a
+client with its API key."""
+
+from __future__ import annotations
+
+import io
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.registry import clients as reg
+from app.registry.database import transaction
+
+
+def pdf_bytes(pages: list[str], password: str | None = None) -> bytes:
+    """One line of text per page; an empty string makes a page without a text layer."""
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf)
+    for text in pages:
+        if text:
+            c.drawString(72, 720, text)
+        c.showPage()
+    c.save()
+    data = buf.getvalue()
+    if password:
+        from pypdf import PdfReader, PdfWriter
+
+        writer = PdfWriter()
+        for page in PdfReader(io.BytesIO(data)).pages:
+            writer.add_page(page)
+        writer.encrypt(password)
+        out = io.BytesIO()
+        writer.write(out)
+        data = out.getvalue()
+    return data
+
+
+def client_with_key(sessions: sessionmaker[Session], name: str) -> tuple[str, str]:
+    """(client id, API key) of a new client with an active publication authority."""
+    with transaction(sessions) as s:
+        client, key = reg.create_client(s, name=name)
+        return client.id, key
