@@ -76,6 +76,8 @@ FUSERS: dict[str, Fuser] = {"rank": fuse, "relative_score": fuse_relative_scores
 def _merged(c: Candidate, s: Candidate | None, fused: float) -> Candidate:
     """A new candidate carrying both lanes' scores (direct construction: this runs for every
     candidate of every search, and dataclasses.replace costs ~3x as much)."""
-    return Candidate(c.point_id, c.document_id, c.version_id, c.chunk_index, c.payload,
-                     c.dense_score, c.dense_rank, s.sparse_score if s else None,
-                     s.sparse_rank if s else None, fused, c.rerank_score)
+    return Candidate(point_id=c.point_id, document_id=c.document_id, version_id=c.version_id,
+                     chunk_index=c.chunk_index, payload=c.payload, dense_score=c.dense_score,
+                     dense_rank=c.dense_rank, sparse_score=s.sparse_score if s else None,
+                     sparse_rank=s.sparse_rank if s else None, fused=fused,
+                     rerank_score=c.rerank_score)
