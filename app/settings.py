@@ -10,6 +10,7 @@ embedded Qdrant engine under ``./data/qdrant`` and models under ``./models``.
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -142,7 +143,14 @@ class Settings(BaseSettings):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
 
+# The contract names the default alpha HYBRID_ALPHA; EVIDENCE_SEARCH__HYBRID_ALPHA wins if both.
+CONTRACT_ALIASES = {"HYBRID_ALPHA": "EVIDENCE_SEARCH__HYBRID_ALPHA"}
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     """The process-wide settings, read once from the environment."""
+    for contract_name, ours in CONTRACT_ALIASES.items():
+        if contract_name in os.environ and ours not in os.environ:
+            os.environ[ours] = os.environ[contract_name]
     return Settings()

@@ -18,7 +18,8 @@ MAX_QUERY_CHARS = 4000
 
 
 class SearchRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: `alpha: true` or `"0.5"`, `rerank: "yes"` are 422s, never quietly converted
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     query: str = Field(..., max_length=MAX_QUERY_CHARS,
                        description="Free text; only ever embedded and tokenised, never parsed.")
@@ -213,7 +214,7 @@ class ClientOut(BaseModel):
 
 
 class DiscoverySwitch(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     enabled: bool
 
 

@@ -44,6 +44,18 @@ def register_upload(session: Session, *, client_id: str, document_id: str | None
     The same bytes uploaded again while their version is queued, indexing or published give
     back that version rather than a duplicate.
     """
+    if not document_id:  # the same bytes again, without an id: that version, not a copy
+        same = session.execute(
+            select(Document, DocumentVersion)
+            .join(DocumentVersion, DocumentVersion.document_pk == Document.id)
+            .where(Document.client_id == client_id, DocumentVersion.content_sha256 == sha256,
+                   DocumentVersion.state.in_(LIVE_STATES))
+            .order_by(DocumentVersion.id.desc()).limit(1)).first()
+        if same is not None:
+            job = session.scalar(select(IngestionJob).where(
+                IngestionJob.version_pk == same[1].id).order_by(IngestionJob.created_at.desc()))
+            assert job is not None
+            return RegisteredUpload(same[0], same[1], job, deduplicated=True)
     document_id = validate_document_id(document_id) if document_id else uuid.uuid4().hex
     document = session.scalar(select(Document).where(
         Document.client_id == client_id, Document.document_id == document_id))

@@ -97,7 +97,8 @@ class DocumentVersion(Base):
     """One uploaded version: queued → indexing → published → superseded, or failed."""
 
     __tablename__ = "document_versions"
-    __table_args__ = (UniqueConstraint("document_pk", "version_id"),)
+    __table_args__ = (UniqueConstraint("document_pk", "version_id"),
+                      Index("ix_versions_sha256", "content_sha256"))
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     document_pk: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"),
                                              index=True)

@@ -257,3 +257,20 @@ def test_the_lease_is_renewed_only_when_due(
     assert document["current_version_id"] == "v1"
     # when due: after extraction and after each one-chunk write batch
     assert len(calls) == (1 + document["versions"][0]["chunk_count"] if renewed else 0)
+
+
+def test_the_same_bytes_without_a_document_id_give_back_the_same_version(svc: Service) -> None:
+    first = svc.ingest("handbook.md", HANDBOOK)
+    again = svc.upload("handbook-copy.md", HANDBOOK).json()
+    assert again["deduplicated"] is True
+    assert (again["document_id"], again["version_id"], again["job_id"]) == (
+        first["document_id"], first["version_id"], first["job_id"])
+    assert svc.http.get("/documents", headers=svc.auth()).json()["total"] == 1
+    other = svc.new_client("other")  # another client's same bytes are its own document
+    assert svc.upload("handbook.md", HANDBOOK, key=other).json()["deduplicated"] is False
+
+
+def test_the_discovery_switch_takes_a_boolean_only(svc: Service) -> None:
+    r = svc.http.post("/clients/me/metadata/discovery", json={"enabled": "yes"},
+                      headers=svc.auth())
+    assert r.status_code == 422 and r.json()["error"]["code"] == "INVALID_REQUEST"

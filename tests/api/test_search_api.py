@@ -97,6 +97,10 @@ def test_openapi_schema_of_search_names_every_contract_field(svc: Service) -> No
     ({"query": "x", "filters": {"custom.project": []}}, 422, "INVALID_FILTER"),
     ({"query": "x", "filters": {"kind": "exe"}}, 422, "INVALID_FILTER"),
     ({"query": "x", "filters": {"document_id": 12}}, 422, "INVALID_FILTER"),
+    ({"query": "x", "alpha": True}, 422, "INVALID_ALPHA"),        # strict: never 1.0
+    ({"query": "x", "alpha": "0.5"}, 422, "INVALID_ALPHA"),       # strict: never 0.5
+    ({"query": "x", "rerank": "yes"}, 422, "INVALID_REQUEST"),
+    ({"query": "x", "limit": 10.0}, 422, "INVALID_LIMIT"),
     ({"query": "x", "scope": "metadata"}, 409, "METADATA_DISCOVERY_NOT_READY"),
     ({"query": "x", "scope": "Both"}, 409, "METADATA_DISCOVERY_NOT_READY"),
 ])
