@@ -117,6 +117,26 @@ class SearchEngine:
                                   "results by keywords only")
         return None
 
+    def _why_so_few(self, plan: SearchPlan, lanes: list[LaneResult], total: int) -> list[str]:
+        """Honest emptiness, when fewer versions than asked were found: nothing indexed, or
+        nothing passing the filters, or how many candidates each lane's floor removed."""
+        if total >= plan.limit:
+            return []
+        client_only = ChunkFilter(client_id=plan.filter.client_id)
+        if total == 0 and self.store.count(client_only) == 0:
+            return ["nothing is indexed yet: this client has no published document version"]
+        if total == 0 and plan.filter != client_only and self.store.count(plan.filter) == 0:
+            return ["no published document version matches these filters"]
+        floors = {"dense": self.dense_floor, "sparse": self.sparse_floor}
+        removed = {lane.lane: lane.fetched - len(lane.hits) for lane in lanes}
+        if not any(removed.values()):
+            return []
+        parts = [f"the {'BM25' if name == 'sparse' else 'dense'} floor ({floors[name]:g}) "
+                 f"removed {n} candidate chunk{'s' if n != 1 else ''}"
+                 for name, n in removed.items() if n]
+        return ["; ".join(parts) + ": a lower floor (EVIDENCE_SEARCH__DENSE_FLOOR / "
+                "__SPARSE_FLOOR) or another alpha would show them"]
+
     def search(self, plan: SearchPlan) -> SearchOutcome:
         """The query is embedded in a helper thread (ONNX releases the GIL) while the BM25 lane
         runs, so the keyword lane costs no wall time on top of the embedding."""
@@ -184,9 +204,7 @@ class SearchEngine:
         clock.lap("group")
         total = len(versions)
         lower_bound = not complete
-        if total == 0 and self.store.count(plan.filter) == 0:
-            trace.warnings.append("nothing is indexed yet: no published document version "
-                                  "matches this client and these filters")
+        trace.warnings.extend(self._why_so_few(plan, lanes, total))
         trace.timings = {k: trace.timings.get(k, 0.0) for k in STEPS}
         trace.timings["total"] = round((time.perf_counter() - started) * 1000, 3)
         return SearchOutcome(versions=versions, total_is_lower_bound=lower_bound,

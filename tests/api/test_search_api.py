@@ -168,7 +168,7 @@ def test_filters_narrow_without_changing_rank_and_are_echoed(svc: Service) -> No
                                                "kind": ["txt"]}
     empty = svc.search(query="budget", filters={"document_id": "nope"}).json()
     assert empty["results"] == [] and empty["meta"]["total"] == 0
-    assert any("nothing is indexed" in w for w in empty["meta"]["warnings"])
+    assert empty["meta"]["warnings"] == ["no published document version matches these filters"]
 
 
 def test_pagination_counts_versions(svc: Service) -> None:
@@ -257,3 +257,14 @@ def test_empty_index_warns(tmp_path: Path) -> None:
         body = svc.search(query="anything").json()
         assert body["results"] == [] and body["meta"]["total"] == 0
         assert body["meta"]["warnings"][0].startswith("nothing is indexed yet")
+
+
+def test_floors_that_removed_every_candidate_say_so(tmp_path: Path) -> None:
+    with running_service(tmp_path, fake_models()) as svc:
+        svc.ingest("a.txt", "budget report for apollo", document_id="a")
+        # one document: BM25's IDF is ln(1 + 0.5 / 1.5) = 0.29, under the 1.0 floor
+        body = svc.search(query="budget", alpha=0).json()
+        assert body["results"] == []
+        assert body["meta"]["warnings"] == [
+            "the BM25 floor (1) removed 1 candidate chunk: a lower floor "
+            "(EVIDENCE_SEARCH__DENSE_FLOOR / __SPARSE_FLOOR) or another alpha would show them"]
