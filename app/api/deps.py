@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Annotated
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Request
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 
 from app.errors import Unauthorized
@@ -34,13 +35,19 @@ def get_session(runtime: RuntimeDep) -> Iterator[Session]:
 SessionDep = Annotated[Session, Depends(get_session)]
 
 
+# The two ways to send the key, as OpenAPI security schemes (Swagger UI's Authorize button);
+# auto_error off: the gate (app/api/guard.py) has already answered a missing or bad key.
+BEARER = HTTPBearer(auto_error=False, description="Authorization: Bearer <API key>")
+API_KEY_HEADER = APIKeyHeader(name="X-API-Key", auto_error=False, description="The API key")
+
+
 def get_client(request: Request, session: SessionDep,
-               authorization: Annotated[str | None, Header()] = None,
-               x_api_key: Annotated[str | None, Header()] = None) -> Client:
+               _bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)] = None,
+               _api_key: Annotated[str | None, Depends(API_KEY_HEADER)] = None) -> Client:
     """The client the API key names (``Authorization: Bearer`` or ``X-API-Key``); 401 if none.
 
     The gate (app/api/guard.py) checked the key before the body was read and left the client
-    id in the request state; the headers stay declared so the OpenAPI spec shows them."""
+    id in the request state; the schemes are declared so the OpenAPI spec shows them."""
     client_id = getattr(request.state, "client_id", None)
     if client_id is None:
         raise Unauthorized("an API key is required: send 'Authorization: Bearer <key>' "

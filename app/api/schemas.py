@@ -226,3 +226,29 @@ class MetadataKey(BaseModel):
 
 class MetadataCatalog(DiscoveryState):
     keys: list[MetadataKey]
+
+
+# ---- errors -------------------------------------------------------------------------------
+
+class ErrorBody(BaseModel):
+    code: str = Field(description="A stable code, e.g. WINDOW_TOO_LARGE, API_KEY_INVALID")
+    message: str = Field(description="What went wrong, in words a person can act on")
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class ErrorResponse(BaseModel):
+    """Every error, whatever its status: {"error": {"code", "message", "details"}}."""
+
+    error: ErrorBody
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The error shape documented for the statuses an operation can answer with."""
+    words = {400: "Malformed request", 401: "Missing, unknown or revoked API key",
+             403: "Publication authority not active", 404: "Not found",
+             409: "Conflict (readiness, concurrent update)", 413: "Body or file too large",
+             415: "Unsupported or mismatching file type",
+             422: "Invalid request (the code names the field)", 500: "Unexpected error",
+             503: "A model or the engine is unavailable"}
+    return {status: {"model": ErrorResponse, "description": words[status]}
+            for status in statuses}

@@ -268,3 +268,25 @@ def test_floors_that_removed_every_candidate_say_so(tmp_path: Path) -> None:
         assert body["meta"]["warnings"] == [
             "the BM25 floor (1) removed 1 candidate chunk: a lower floor "
             "(EVIDENCE_SEARCH__DENSE_FLOOR / __SPARSE_FLOOR) or another alpha would show them"]
+
+
+def test_the_spec_declares_the_key_schemes_and_the_one_error_shape(svc: Service) -> None:
+    spec = svc.http.get("/openapi.json").json()
+    assert spec["components"]["securitySchemes"] == {
+        "HTTPBearer": {"type": "http", "scheme": "bearer",
+                       "description": "Authorization: Bearer <API key>"},
+        "APIKeyHeader": {"type": "apiKey", "in": "header", "name": "X-API-Key",
+                         "description": "The API key"}}
+    assert "HTTPValidationError" not in str(spec)  # FastAPI's 422 shape is never ours
+    for path, operations in spec["paths"].items():
+        for method, op in operations.items():
+            if path == "/health":
+                assert "security" not in op
+                continue
+            assert op["security"] == [{"HTTPBearer": []}, {"APIKeyHeader": []}], (path, method)
+            assert not [p for p in op.get("parameters", []) if p["in"] == "header"]
+            for status in ("401", "422", "500"):
+                assert op["responses"][status]["content"]["application/json"]["schema"][
+                    "$ref"].endswith("/ErrorResponse"), (path, method, status)
+    assert set(spec["components"]["schemas"]["ErrorBody"]["properties"]) == {
+        "code", "message", "details"}

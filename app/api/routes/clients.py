@@ -11,6 +11,7 @@ from app.api.schemas import (
     DiscoverySwitch,
     MetadataCatalog,
     MetadataKey,
+    error_responses,
 )
 from app.registry import clients as clients_registry
 from app.registry import discovery
@@ -24,7 +25,8 @@ def _state(session: SessionDep, client_id: str) -> DiscoveryState:
                           published_versions=r.total)
 
 
-@router.get("/clients/me", response_model=ClientOut)
+@router.get("/clients/me", response_model=ClientOut,
+             responses=error_responses(401, 422, 500))
 def me(session: SessionDep, client: ClientDep) -> ClientOut:
     return ClientOut(id=client.id, name=client.name,
                      publication_authority=clients_registry.authority_status(
@@ -32,7 +34,8 @@ def me(session: SessionDep, client: ClientDep) -> ClientOut:
                      metadata_discovery=_state(session, client.id))
 
 
-@router.post("/clients/me/metadata/discovery", response_model=DiscoveryState)
+@router.post("/clients/me/metadata/discovery", response_model=DiscoveryState,
+             responses=error_responses(400, 401, 413, 422, 500))
 def switch_discovery(body: DiscoverySwitch, request: Request, session: SessionDep,
                      client: ClientDep) -> DiscoveryState:
     """Enable (or disable) metadata discovery; the worker indexes published versions' leaves
@@ -45,7 +48,8 @@ def switch_discovery(body: DiscoverySwitch, request: Request, session: SessionDe
     return _state(session, client.id)
 
 
-@router.get("/clients/me/metadata", response_model=MetadataCatalog)
+@router.get("/clients/me/metadata", response_model=MetadataCatalog,
+             responses=error_responses(401, 422, 500))
 def metadata_catalog(session: SessionDep, client: ClientDep) -> MetadataCatalog:
     """The discovered metadata keys, their types and how many leaves hold each: what a caller
     can filter on and what scope metadata searches."""

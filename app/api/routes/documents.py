@@ -7,7 +7,14 @@ from typing import Annotated
 from fastapi import APIRouter, File, Form, Query, Request, UploadFile
 
 from app.api.deps import ClientDep, DocumentDep, PublishingClientDep, RuntimeDep, SessionDep
-from app.api.schemas import DocumentList, DocumentOut, JobOut, UploadAccepted, VersionOut
+from app.api.schemas import (
+    DocumentList,
+    DocumentOut,
+    JobOut,
+    UploadAccepted,
+    VersionOut,
+    error_responses,
+)
 from app.errors import PayloadTooLarge
 from app.registry import documents as docs_registry
 from app.registry import jobs as jobs_registry
@@ -31,7 +38,8 @@ def _document_out(doc: Document, versions: list[DocumentVersion] | None = None) 
             canonical_metadata=v.canonical_metadata) for v in versions])
 
 
-@router.post("/documents", status_code=202, response_model=UploadAccepted)
+@router.post("/documents", status_code=202, response_model=UploadAccepted,
+             responses=error_responses(400, 401, 403, 409, 413, 415, 422, 500))
 def upload_document(
     request: Request, runtime: RuntimeDep, session: SessionDep, client: PublishingClientDep,
     file: Annotated[UploadFile, File(description="PDF, DOCX, HTML, Markdown or text")],
@@ -64,7 +72,8 @@ def upload_document(
                           status=upload.job.status, deduplicated=upload.deduplicated)
 
 
-@router.get("/documents", response_model=DocumentList)
+@router.get("/documents", response_model=DocumentList,
+             responses=error_responses(401, 422, 500))
 def list_documents(session: SessionDep, client: ClientDep,
                    offset: Annotated[int, Query(ge=0, le=MAX_LIST_OFFSET)] = 0,
                    limit: Annotated[int, Query(ge=1, le=200)] = 50) -> DocumentList:
@@ -74,12 +83,14 @@ def list_documents(session: SessionDep, client: ClientDep,
                         limit=limit)
 
 
-@router.get("/documents/{document_id}", response_model=DocumentOut)
+@router.get("/documents/{document_id}", response_model=DocumentOut,
+             responses=error_responses(401, 404, 422, 500))
 def get_document(session: SessionDep, document: DocumentDep) -> DocumentOut:
     return _document_out(document, docs_registry.versions_of(session, document_pk=document.id))
 
 
-@router.delete("/documents/{document_id}", status_code=204)
+@router.delete("/documents/{document_id}", status_code=204,
+             responses=error_responses(401, 404, 422, 500, 503))
 def delete_document(runtime: RuntimeDep, session: SessionDep, client: ClientDep,
                     document: DocumentDep) -> None:
     """Delete a document, every version and every chunk of it in the vector store."""
@@ -89,7 +100,8 @@ def delete_document(runtime: RuntimeDep, session: SessionDep, client: ClientDep,
     scrub_deleted(runtime.engine)
 
 
-@router.get("/jobs/{job_id}", response_model=JobOut)
+@router.get("/jobs/{job_id}", response_model=JobOut,
+             responses=error_responses(401, 404, 422, 500))
 def get_job(job_id: str, session: SessionDep, client: ClientDep) -> JobOut:
     job, document_id, version_id = jobs_registry.job_with_version(
         session, client_id=client.id, job_id=job_id)

@@ -6,12 +6,13 @@ from fastapi import APIRouter
 
 from app.api.deps import PublishingClientDep, SearchServiceDep, SessionDep
 from app.api.presenter import evidence_result, search_query
-from app.api.schemas import EvidenceResult, SearchRequest
+from app.api.schemas import EvidenceResult, SearchRequest, error_responses
 
 router = APIRouter(tags=["search"])
 
 
-@router.post("/search", response_model=EvidenceResult)
+@router.post("/search", response_model=EvidenceResult,
+             responses=error_responses(400, 401, 403, 409, 413, 422, 500, 503))
 def search(body: SearchRequest, session: SessionDep, client: PublishingClientDep,
            service: SearchServiceDep) -> EvidenceResult:
     """Search the caller's published, current Document Versions; one row per version."""
