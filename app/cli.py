@@ -137,6 +137,23 @@ def ingest(
 
 
 @app.command()
+def openapi(out: Annotated[Path, typer.Option(help="where to write the spec")] = Path(
+        "openapi.json")) -> None:
+    """Write the API's OpenAPI spec (the checked-in openapi.json; a test fails when it drifts)."""
+    out.write_text(spec_text() + "\n")
+    console.print(f"wrote {out}")
+
+
+def spec_text() -> str:
+    """The served spec, as the checked-in file holds it (sorted keys, two-space indent)."""
+    from app.main import create_app
+    from app.settings import Settings
+
+    return json.dumps(create_app(Settings()).openapi(), indent=2, sort_keys=True,
+                      ensure_ascii=False)
+
+
+@app.command()
 def reindex() -> None:
     """Rebuild the vector collection from the files the registry keeps (after an upgrade that
     changes how chunks are stored; the error that sends you here says so).
