@@ -15,6 +15,9 @@ from app.limits import is_valid_utf8
 from app.search.service import MAX_WINDOW
 
 MAX_QUERY_CHARS = 4000
+Scope = Literal["content", "metadata", "both"]
+VersionState = Literal["queued", "indexing", "published", "superseded", "failed"]
+JobStatus = Literal["queued", "running", "succeeded", "failed"]
 
 
 class SearchRequest(BaseModel):
@@ -23,7 +26,7 @@ class SearchRequest(BaseModel):
 
     query: str = Field(..., max_length=MAX_QUERY_CHARS,
                        description="Free text; only ever embedded and tokenised, never parsed.")
-    scope: str = Field("content", description="content | metadata | both (case-insensitive)")
+    scope: Scope = Field("content", description="content | metadata | both (case-insensitive)")
     alpha: float | None = Field(None, ge=0.0, le=1.0,
                                 description="Dense weight; default HYBRID_ALPHA (0.5)")
     rerank: bool = False
@@ -41,13 +44,10 @@ class SearchRequest(BaseModel):
             raise ValueError("query is not valid UTF-8 (a lone surrogate such as \\ud800)")
         return value
 
-    @field_validator("scope")
+    @field_validator("scope", mode="before")
     @classmethod
-    def _scope(cls, value: str) -> str:
-        scope = value.strip().lower()
-        if scope not in ("content", "metadata", "both"):
-            raise ValueError("scope must be content, metadata or both")
-        return scope
+    def _scope(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
 
 
 class DocumentVersionRef(BaseModel):
@@ -147,13 +147,13 @@ class UploadAccepted(BaseModel):
     document_id: str
     version_id: str
     job_id: str
-    status: str
+    status: JobStatus
     deduplicated: bool = False
 
 
 class VersionOut(BaseModel):
     version_id: str
-    state: str
+    state: VersionState
     filename: str
     mime_type: str
     size_bytes: int
@@ -185,7 +185,7 @@ class DocumentList(BaseModel):
 
 class JobOut(BaseModel):
     job_id: str
-    status: str
+    status: JobStatus
     attempts: int
     max_attempts: int
     progress: float
@@ -200,7 +200,7 @@ class JobOut(BaseModel):
 # ---- the calling client -------------------------------------------------------------------
 
 class DiscoveryState(BaseModel):
-    state: str
+    state: Literal["disabled", "discovering", "ready"]
     progress: float
     indexed_versions: int
     published_versions: int
