@@ -83,13 +83,27 @@ def leaves_of(canonical_metadata: dict[str, Any], entities: dict[str, list[str]]
     return out
 
 
-def merge_entities(per_chunk: list[dict[str, list[str]]]) -> dict[str, list[str]]:
-    merged: dict[str, list[str]] = {}
-    for found in per_chunk:
+class EntityUnion:
+    """Entities merged per group, first-seen order, no duplicates; added to as chunks come."""
+
+    def __init__(self) -> None:
+        self.groups: dict[str, list[str]] = {}
+        self._seen: dict[str, set[str]] = {}
+
+    def add(self, found: dict[str, list[str]]) -> None:
         for group, values in found.items():
-            bucket = merged.setdefault(group, [])
-            bucket.extend(v for v in values if v not in bucket)
-    return merged
+            bucket, seen = self.groups.setdefault(group, []), self._seen.setdefault(group, set())
+            for value in values:
+                if value not in seen:
+                    seen.add(value)
+                    bucket.append(value)
+
+
+def merge_entities(per_chunk: list[dict[str, list[str]]]) -> dict[str, list[str]]:
+    union = EntityUnion()
+    for found in per_chunk:
+        union.add(found)
+    return union.groups
 
 
 # How a leaf matched, best first; the number is the match's strength for ranking.

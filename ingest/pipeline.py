@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.bm25 import term_document_frequencies
-from app.leaves import leaves_of, merge_entities
+from app.leaves import EntityUnion, leaves_of
 from app.metadata import completed_metadata
 from app.registry import bm25_stats, discovery, jobs
 from app.registry import documents as docs_registry
@@ -54,8 +55,9 @@ class JobYielded(Exception):  # noqa: N818 - a control-flow signal, not an error
 class JobControl(Protocol):
     """What the worker lends a running job: its heartbeat and its turn."""
 
-    def beat(self, progress: float, checkpoint: dict | None = None) -> bool:
-        """Renew the lease (and save the checkpoint) when due; False if the job is lost."""
+    def beat(self, progress: float, checkpoint: Callable[[], dict] | None = None) -> bool:
+        """Renew the lease (and save the checkpoint it builds) when due; False if the job
+        is lost."""
 
     def should_yield(self) -> bool:
         """Whether the slice is over and another client's job waits."""
@@ -86,22 +88,31 @@ class Loaded:
 
 @dataclass
 class Progress:
-    """What the written batches have added up to: resumable from a checkpoint."""
+    """What the written batches have added up to: resumable from a checkpoint. Entities are
+    merged as batches arrive, so neither a checkpoint nor publication re-merges every chunk's."""
 
     next_chunk: int = 0
     term_df: Counter[str] = field(default_factory=Counter)
-    entities: list[dict[str, list[str]]] = field(default_factory=list)
+    entities: EntityUnion = field(default_factory=EntityUnion)
 
     @classmethod
     def resumed(cls, checkpoint: dict | None, chunk_total: int) -> Progress | None:
         if not checkpoint or checkpoint.get("chunk_total") != chunk_total:
             return None  # none, or from another chunking: start over
-        return cls(checkpoint["next_chunk"], Counter(checkpoint["term_df"]),
-                   [checkpoint["entities"]])
+        done = cls(checkpoint["next_chunk"], Counter(checkpoint["term_df"]))
+        done.entities.add(checkpoint["entities"])
+        return done
+
+    def add(self, entities: list[dict[str, list[str]]], sparse: list) -> None:
+        """A written batch's entities (per chunk) and term counts."""
+        for found in entities:
+            self.entities.add(found)
+        self.term_df.update(term_document_frequencies(sparse))
 
     def checkpoint(self, chunk_total: int) -> dict:
         return {"next_chunk": self.next_chunk, "chunk_total": chunk_total,
-                "term_df": dict(self.term_df), "entities": merge_entities(self.entities)}
+                "term_df": dict(self.term_df),
+                "entities": {g: list(v) for g, v in self.entities.groups.items()}}
 
 
 def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> int:
@@ -111,7 +122,7 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> in
     embed + entities (the processor) → payloads → write hidden → checkpoint → publish."""
     loaded = load(deps, job)
 
-    def still_ours(progress: float, checkpoint: dict | None = None) -> None:
+    def still_ours(progress: float, checkpoint: Callable[[], dict] | None = None) -> None:
         if control.beat(progress, checkpoint):
             return
         with transaction(deps.sessions) as s:
@@ -142,13 +153,11 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> in
         deps.store.upsert(points(loaded, batch, embedded, title=title, meta=meta,
                                  meta_bool=meta_bool))
         done.next_chunk = start + len(batch)
-        done.entities.extend(embedded.entities)
-        done.term_df.update(term_document_frequencies(embedded.sparse))
-        checkpoint = done.checkpoint(len(chunks))
+        done.add(embedded.entities, embedded.sparse)
         progress = 0.1 + 0.85 * done.next_chunk / len(chunks)
-        still_ours(progress, checkpoint)
+        still_ours(progress, lambda: done.checkpoint(len(chunks)))  # built only when saved
         if done.next_chunk < len(chunks) and control.should_yield():
-            raise JobYielded(progress, checkpoint)
+            raise JobYielded(progress, done.checkpoint(len(chunks)))
     publish(deps, job, loaded, done, chunk_count=len(chunks), metadata=final_metadata)
     log.info("published %s/%s: %d chunks", loaded.document_id, loaded.version_id, len(chunks))
     return len(chunks)
@@ -202,7 +211,7 @@ def publish(deps: IngestDeps, job: ClaimedJob, loaded: Loaded, done: Progress, *
             if version is None:  # deleted meanwhile: leave no orphan points behind
                 forget_points(deps, loaded)
             raise JobLost(job.job_id)
-        version.entities = merge_entities(done.entities)
+        version.entities = done.entities.groups
         version.term_df = dict(sorted(done.term_df.items(), key=lambda kv: int(kv[0])))
         became_current, previous = docs_registry.mark_published(
             s, version=version, chunk_count=chunk_count, canonical_metadata=metadata)

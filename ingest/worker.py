@@ -17,6 +17,7 @@ import socket
 import threading
 import time
 import uuid
+from collections.abc import Callable
 
 from app.errors import ServiceError
 from app.registry import discovery, jobs
@@ -134,7 +135,7 @@ class _Control:
         self.renewed_at = self.started_at = time.monotonic()  # the claim set the lease
         self.asked_at = float("-inf")
 
-    def beat(self, progress: float, checkpoint: dict | None = None) -> bool:
+    def beat(self, progress: float, checkpoint: Callable[[], dict] | None = None) -> bool:
         """Renew the lease (saving the checkpoint) when due; between renewals the lease is
         known to hold, so a crash redoes at most ``heartbeat_s`` of work."""
         if time.monotonic() - self.renewed_at < self.every_s:
@@ -142,7 +143,7 @@ class _Control:
         with transaction(self.worker.deps.sessions) as s:
             ours = jobs.heartbeat(s, job_id=self.job.job_id, worker_id=self.worker.worker_id,
                                   lease_s=self.worker.settings.lease_s, progress=progress,
-                                  checkpoint=checkpoint)
+                                  checkpoint=checkpoint() if checkpoint else None)
         self.renewed_at = time.monotonic()
         return ours
 

@@ -45,17 +45,9 @@ def register_upload(session: Session, *, client_id: str, document_id: str | None
     back that version rather than a duplicate.
     """
     if not document_id:  # the same bytes again, without an id: that version, not a copy
-        same = session.execute(
-            select(Document, DocumentVersion)
-            .join(DocumentVersion, DocumentVersion.document_pk == Document.id)
-            .where(Document.client_id == client_id, DocumentVersion.content_sha256 == sha256,
-                   DocumentVersion.state.in_(LIVE_STATES))
-            .order_by(DocumentVersion.id.desc()).limit(1)).first()
-        if same is not None:
-            job = session.scalar(select(IngestionJob).where(
-                IngestionJob.version_pk == same[1].id).order_by(IngestionJob.created_at.desc()))
-            assert job is not None
-            return RegisteredUpload(same[0], same[1], job, deduplicated=True)
+        twin = _live_twin(session, client_id=client_id, sha256=sha256)
+        if twin is not None:
+            return twin
     document_id = validate_document_id(document_id) if document_id else uuid.uuid4().hex
     document = session.scalar(select(Document).where(
         Document.client_id == client_id, Document.document_id == document_id))
@@ -65,15 +57,9 @@ def register_upload(session: Session, *, client_id: str, document_id: str | None
         session.add(document)
         session.flush()
     else:
-        same = session.scalar(select(DocumentVersion).where(
-            DocumentVersion.document_pk == document.id,
-            DocumentVersion.content_sha256 == sha256,
-            DocumentVersion.state.in_(LIVE_STATES)).order_by(DocumentVersion.id.desc()))
-        if same is not None:
-            job = session.scalar(select(IngestionJob).where(IngestionJob.version_pk == same.id)
-                                 .order_by(IngestionJob.created_at.desc()))
-            assert job is not None
-            return RegisteredUpload(document, same, job, deduplicated=True)
+        twin = _live_twin(session, client_id=client_id, sha256=sha256, document_pk=document.id)
+        if twin is not None:
+            return twin
         document.kind, document.updated_at = kind, utcnow()
         document.source = source or document.source
         document.path = path or document.path
@@ -91,6 +77,25 @@ def register_upload(session: Session, *, client_id: str, document_id: str | None
     session.add(job)
     session.flush()
     return RegisteredUpload(document, version, job, deduplicated=False)
+
+
+def _live_twin(session: Session, *, client_id: str, sha256: str,
+               document_pk: int | None = None) -> RegisteredUpload | None:
+    """The client's newest queued, indexing or published version with these bytes (in one
+    document, if given) and its latest job, as a deduplicated upload; None if there is none."""
+    query = (select(Document, DocumentVersion)
+             .join(DocumentVersion, DocumentVersion.document_pk == Document.id)
+             .where(Document.client_id == client_id, DocumentVersion.content_sha256 == sha256,
+                    DocumentVersion.state.in_(LIVE_STATES)))
+    if document_pk is not None:
+        query = query.where(Document.id == document_pk)
+    row = session.execute(query.order_by(DocumentVersion.id.desc()).limit(1)).first()
+    if row is None:
+        return None
+    job = session.scalar(select(IngestionJob).where(IngestionJob.version_pk == row[1].id)
+                         .order_by(IngestionJob.created_at.desc()))
+    assert job is not None
+    return RegisteredUpload(row[0], row[1], job, deduplicated=True)
 
 
 def get_document(session: Session, *, client_id: str, document_id: str) -> Document:

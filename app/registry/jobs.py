@@ -63,8 +63,7 @@ def claim_next(session: Session, *, worker_id: str, lease_s: float) -> ClaimedJo
         job_id, status, attempts, max_attempts, lease = candidate
         if status == "running" and attempts >= max_attempts:
             # Its worker died on the last allowed attempt: stop here instead of looping forever.
-            fail(session, job_id=job_id, reason=f"the worker stopped during attempt {attempts} "
-                 f"of {max_attempts} (lease expired); upload the file again to retry")
+            fail(session, job_id=job_id, reason=_stopped(attempts, max_attempts, "lease expired"))
             continue
         guard = (IngestionJob.status == status) & (IngestionJob.attempts == attempts)
         won = session.execute(
@@ -86,6 +85,12 @@ def claim_next(session: Session, *, worker_id: str, lease_s: float) -> ClaimedJo
 def _owned(job_id: str, worker_id: str):  # type: ignore[no-untyped-def]
     return ((IngestionJob.id == job_id) & (IngestionJob.worker_id == worker_id)
             & (IngestionJob.status == "running"))
+
+
+def _stopped(attempts: int, max_attempts: int, how: str) -> str:
+    """Why a job whose worker died on its last allowed attempt fails instead of looping."""
+    return (f"the worker stopped during attempt {attempts} of {max_attempts} ({how}); upload "
+            "the file again to retry")
 
 
 def heartbeat(session: Session, *, job_id: str, worker_id: str, lease_s: float,
@@ -193,8 +198,8 @@ def release_orphans(session: Session) -> int:
     for job in session.scalars(select(IngestionJob).where(IngestionJob.status == "running")):
         count += 1
         if job.attempts >= job.max_attempts:
-            fail(session, job_id=job.id, reason=f"the worker stopped during attempt "
-                 f"{job.attempts} of {job.max_attempts}; upload the file again to retry")
+            fail(session, job_id=job.id,
+                 reason=_stopped(job.attempts, job.max_attempts, "taken back at start"))
             continue
         job.status, job.worker_id, job.lease_expires_at = "queued", None, None
         job.next_attempt_at = utcnow()

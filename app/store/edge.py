@@ -71,10 +71,8 @@ class EdgeStore:
         self.dense_model, self.dense_dim = dense_model, dense_dim
         self._root = Path(path)
         self._root.mkdir(parents=True, exist_ok=True)
-        meta_path = self._root / "collection.json"
-        recorded = json.loads(meta_path.read_text()) if meta_path.exists() else None
+        recorded = check_collection_file(self._root)
         check_model(recorded, dense_model, dense_dim)
-        check_sparse_scoring(recorded, self._root)
         self._shard_path = self._root / "shard"
         self._write_lock = threading.Lock()
         self._generation = 0  # bumped by every reopen; a read that raced one is retried
@@ -82,9 +80,8 @@ class EdgeStore:
         self._deleted_since_compaction = False
         self._shard = self._open()
         if recorded is None:
-            meta_path.write_text(json.dumps({"dense_model": dense_model,
-                                             "dense_dim": dense_dim,
-                                             "sparse_idf": SPARSE_IDF}))
+            (self._root / "collection.json").write_text(json.dumps(
+                {"dense_model": dense_model, "dense_dim": dense_dim, "sparse_idf": SPARSE_IDF}))
 
     def _config(self) -> Any:
         return qe.EdgeConfig(
@@ -248,11 +245,13 @@ class EdgeStore:
                 self._shard.close()
 
 
-def check_collection_file(path: Path) -> None:
-    """The recorded collection's BM25 scoring, read without opening the engine."""
+def check_collection_file(path: Path) -> dict[str, Any] | None:
+    """What the collection recorded of itself (None for a new one), its BM25 scoring checked,
+    read without opening the engine."""
     meta_path = Path(path) / "collection.json"
-    if meta_path.exists():
-        check_sparse_scoring(json.loads(meta_path.read_text()), Path(path))
+    recorded = json.loads(meta_path.read_text()) if meta_path.exists() else None
+    check_sparse_scoring(recorded, Path(path))
+    return recorded
 
 
 def set_aside(path: Path) -> Path | None:
