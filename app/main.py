@@ -13,10 +13,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
+from fastapi_offline import FastAPIOffline
 
+from app.api.deps import reject_unknown_query_params
 from app.api.errors import install_error_handlers
-from app.api.guard import CatchAll, Gate
+from app.api.guard import DOCS_ASSETS, CatchAll, Gate
 from app.api.routes import clients, documents, health, search
 from app.runtime import INITIAL_KEY_FILE, Runtime, build_runtime, ensure_first_client
 from app.search.pipeline import SearchEngine
@@ -70,10 +72,12 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
                 rt.close()
 
     # redirect_slashes off: the redirect would echo the Host header back (an absolute URL).
-    app = FastAPI(title="Evidence Search", version="0.1.0", lifespan=lifespan,
-                  redirect_slashes=False,
-                  description="Document-version search: hybrid dense + BM25 retrieval over "
-                              "Qdrant, answering with Evidence Results.")
+    # FastAPIOffline: /docs and /redoc load Swagger UI and ReDoc from the installed
+    # fastapi-offline package (DOCS_ASSETS), never from a CDN, so they work with no network.
+    app = FastAPIOffline(title="Evidence Search", version="0.1.0", lifespan=lifespan,
+                         redirect_slashes=False, static_url=DOCS_ASSETS,
+                         description="Document-version search: hybrid dense + BM25 retrieval over "
+                                     "Qdrant, answering with Evidence Results.")
     install_error_handlers(app)
     limits = settings.limits
     app.add_middleware(Gate, json_limit=limits.json_body_bytes,  # inner: added first
@@ -81,5 +85,5 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
                        + limits.multipart_margin_bytes)
     app.add_middleware(CatchAll)
     for module in (documents, search, clients, health):
-        app.include_router(module.router)
+        app.include_router(module.router, dependencies=[Depends(reject_unknown_query_params)])
     return app

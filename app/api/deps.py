@@ -6,10 +6,11 @@ from collections.abc import Iterator
 from typing import Annotated
 
 from fastapi import Depends, Request
+from fastapi.dependencies.models import Dependant
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 
-from app.errors import Unauthorized
+from app.errors import BadRequest, Unauthorized
 from app.registry import clients as clients_registry
 from app.registry import documents as docs_registry
 from app.registry.tables import Client, Document
@@ -82,3 +83,28 @@ def get_search_service(request: Request) -> SearchService:
 
 
 SearchServiceDep = Annotated[SearchService, Depends(get_search_service)]
+
+
+def reject_unknown_query_params(request: Request) -> None:
+    """422 for a query parameter the operation does not take: ``GET /documents?knd=pdf`` must
+    not quietly list everything. (Applied to the API routers, not to /docs' OAuth redirect.)"""
+    route = request.scope.get("route")
+    dependant = getattr(route, "dependant", None)
+    if dependant is None:
+        return
+    known = _query_names(dependant)
+    unknown = sorted(set(request.query_params) - known)
+    if unknown:
+        raise BadRequest(f"unknown query parameter(s): {', '.join(unknown)[:300]}; this "
+                         f"operation takes {', '.join(sorted(known)) or 'none'}",
+                         code="UNKNOWN_QUERY_PARAMETER",
+                         details={"unknown": [u[:100] for u in unknown[:20]],
+                                  "known": sorted(known)})
+
+
+def _query_names(dependant: Dependant) -> set[str]:
+    """The query parameters an operation and its dependencies declare."""
+    names = {p.alias for p in dependant.query_params}
+    for sub in dependant.dependencies:
+        names |= _query_names(sub)
+    return names

@@ -26,12 +26,17 @@ from app.registry.database import transaction
 log = logging.getLogger(__name__)
 PUBLIC_PATHS = frozenset({"/health", "/docs", "/docs/oauth2-redirect", "/redoc",
                           "/openapi.json"})
+DOCS_ASSETS = "/docs-assets"  # Swagger UI and ReDoc's scripts (app/main.py), public too
 
 
 async def _answer(scope: Scope, receive: Receive, send: Send, status: int, code: str,
                   message: str, details: dict[str, Any] | None = None) -> None:
     await JSONResponse(error_body(code, message, details), status_code=status)(
         scope, receive, send)
+
+
+def _is_public(path: str) -> bool:
+    return path in PUBLIC_PATHS or path.startswith(DOCS_ASSETS + "/")
 
 
 class CatchAll:
@@ -84,7 +89,7 @@ class Gate:
                 await _answer(scope, receive, send, 413, code, too_large,
                               {"limit_bytes": limit})
                 return
-        if scope["path"] not in PUBLIC_PATHS:
+        if not _is_public(scope["path"]):
             refused = await self._authenticate(scope, headers)
             if refused is not None:
                 await _answer(scope, receive, send, refused.http_status, refused.code,

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 import uuid
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import Literal
 
-from sqlalchemy import Select, func, select
-from sqlalchemy.orm import Session
+from sqlalchemy import Select, and_, func, select
+from sqlalchemy.orm import Session, aliased
 
 from app.errors import BadRequest, NotFound
 from app.registry import bm25_stats
@@ -48,7 +50,8 @@ def register_upload(session: Session, *, client_id: str, document_id: str | None
         twin = _live_twin(session, client_id=client_id, sha256=sha256)
         if twin is not None:
             return twin
-    document_id = validate_document_id(document_id) if document_id else uuid.uuid4().hex
+    document_id = (validate_document_id(document_id) if document_id
+                   else readable_document_id(session, client_id=client_id, filename=filename))
     document = session.scalar(select(Document).where(
         Document.client_id == client_id, Document.document_id == document_id))
     if document is None:
@@ -98,21 +101,126 @@ def _live_twin(session: Session, *, client_id: str, sha256: str,
     return RegisteredUpload(row[0], row[1], job, deduplicated=True)
 
 
+def _slug(filename: str) -> str:
+    """A document id a person can read from a file name: ``Q3 Budget (final).PDF`` →
+    ``Q3-Budget-final.pdf``; accents folded to ASCII, anything else outside the id's
+    alphabet becomes '-'."""
+    name = filename.rsplit("/", 1)[-1].rsplit("\\", 1)[-1]
+    stem, dot, ext = name.rpartition(".")
+    if not dot:
+        stem, ext = name, ""
+
+    def ascii_only(text: str) -> str:
+        return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", ascii_only(stem)).strip("-._")[:150] or "document"
+    ext = re.sub(r"[^A-Za-z0-9]+", "", ascii_only(ext))[:10].lower()
+    return f"{stem}.{ext}" if ext else stem
+
+
+def readable_document_id(session: Session, *, client_id: str, filename: str) -> str:
+    """The file name as an id (``_slug``), made unique within the client: ``handbook.pdf``,
+    then ``handbook-2.pdf``, ``handbook-3.pdf``… (a parallel upload that takes the same id
+    loses the unique constraint and registers again: ``commit_with_retry``)."""
+    base = _slug(filename)
+    stem, dot, ext = base.rpartition(".") if "." in base else (base, "", "")
+    suffix = f".{ext}" if dot else ""
+    taken = set(session.scalars(select(Document.document_id).where(
+        Document.client_id == client_id,
+        Document.document_id.startswith(stem, autoescape=True))))
+    if base not in taken:
+        return base
+    n = 2
+    while f"{stem}-{n}{suffix}" in taken:
+        n += 1
+    return f"{stem}-{n}{suffix}"
+
+
+SortKey = Literal["created_at", "updated_at", "document_id"]
+SORT_COLUMNS = {"created_at": Document.created_at, "updated_at": Document.updated_at,
+                "document_id": Document.document_id}
+
+
+@dataclass(frozen=True)
+class DocumentSummary:
+    """A document as a person reads it in a list: name and title of the version shown (the
+    current one, or the latest while none is published), and how its latest upload went."""
+
+    document: Document
+    filename: str
+    title: str | None
+    chunk_count: int
+    latest_version_id: str
+    state: str  # the latest version's: queued, indexing, published or failed
+    error: str | None  # the failed latest version's job error
+
+
+def list_documents(session: Session, *, client_id: str, offset: int = 0, limit: int = 50,
+                   kinds: Collection[str] = (), sources: Collection[str] = (),
+                   states: Collection[str] = (), sort: SortKey = "created_at",
+                   descending: bool = False, document_pks: Collection[int] = ()
+                   ) -> tuple[list[DocumentSummary], int]:
+    """A page of the client's documents with the total that match the filters."""
+    latest_pk = (select(DocumentVersion.document_pk, func.max(DocumentVersion.id).label("pk"))
+                 .group_by(DocumentVersion.document_pk).subquery())
+    latest = aliased(DocumentVersion)
+    current = aliased(DocumentVersion)
+    query = (select(Document.id)
+             .join(latest_pk, latest_pk.c.document_pk == Document.id)
+             .join(latest, latest.id == latest_pk.c.pk)
+             .where(Document.client_id == client_id))
+    if kinds:
+        query = query.where(Document.kind.in_(kinds))
+    if sources:
+        query = query.where(Document.source.in_(sources))
+    if states:
+        query = query.where(latest.state.in_(states))
+    if document_pks:
+        query = query.where(Document.id.in_(document_pks))
+    total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
+    column = SORT_COLUMNS[sort]
+    order = (column.desc(), Document.id.desc()) if descending else (column, Document.id)
+    page = (query.add_columns(latest.version_id, latest.state, latest.id,
+                              func.coalesce(current.id, latest.id))
+            .outerjoin(current, and_(current.document_pk == Document.id,
+                                     current.version_id == Document.current_version_id))
+            .order_by(*order).offset(offset).limit(limit))
+    rows = session.execute(page).all()
+    documents = {d.id: d for d in session.scalars(
+        select(Document).where(Document.id.in_([r[0] for r in rows])))}
+    shown = {v.id: v for v in session.execute(
+        select(DocumentVersion.id, DocumentVersion.filename, DocumentVersion.chunk_count,
+               DocumentVersion.canonical_metadata)
+        .where(DocumentVersion.id.in_([r[4] for r in rows])))}
+    failed = [r[3] for r in rows if r[2] == "failed"]
+    errors: dict[int, str | None] = {}
+    for version_pk, error in session.execute(
+            select(IngestionJob.version_pk, IngestionJob.error)
+            .where(IngestionJob.version_pk.in_(failed)).order_by(IngestionJob.created_at)):
+        errors[version_pk] = error  # the last job of the version wins
+    summaries = []
+    for pk, latest_id, state, latest_version_pk, shown_pk in rows:
+        version = shown[shown_pk]
+        title = (version.canonical_metadata or {}).get("document", {}).get("title")
+        summaries.append(DocumentSummary(
+            document=documents[pk], filename=version.filename,
+            title=title if isinstance(title, str) else None, chunk_count=version.chunk_count,
+            latest_version_id=latest_id, state=state, error=errors.get(latest_version_pk)))
+    return summaries, total
+
+
+def summarise(session: Session, document: Document) -> DocumentSummary:
+    rows, _ = list_documents(session, client_id=document.client_id, limit=1,
+                             document_pks=[document.id])
+    return rows[0]
+
+
 def get_document(session: Session, *, client_id: str, document_id: str) -> Document:
     document = session.scalar(select(Document).where(
         Document.client_id == client_id, Document.document_id == document_id))
     if document is None:
         raise NotFound(f"no document {document_id!r}", code="DOCUMENT_NOT_FOUND")
     return document
-
-
-def list_documents(session: Session, *, client_id: str, offset: int, limit: int
-                   ) -> tuple[list[Document], int]:
-    query = select(Document).where(Document.client_id == client_id)
-    total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
-    rows = session.scalars(query.order_by(Document.created_at, Document.id)
-                           .offset(offset).limit(limit)).all()
-    return list(rows), total
 
 
 VersionKey = tuple[str, str]

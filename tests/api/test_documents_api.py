@@ -67,11 +67,80 @@ def test_the_same_bytes_again_give_back_the_same_version(svc: Service) -> None:
     assert (again["version_id"], again["job_id"]) == (first["version_id"], first["job_id"])
 
 
-def test_generated_document_id_and_listing(svc: Service) -> None:
-    body = svc.ingest("notes.txt", "some notes")
-    assert len(body["document_id"]) == 32
+def test_a_default_document_id_is_the_file_name_made_unique(svc: Service) -> None:
+    ids = [svc.ingest(name, f"notes number {i}")["document_id"] for i, name in enumerate(
+        ["notes.txt", "notes.txt", "Q3 Budget (final).TXT", "Über Straße.md", "日本.txt",
+         "日本.txt"])]
+    assert ids == ["notes.txt", "notes-2.txt", "Q3-Budget-final.txt", "Uber-Strae.md",
+                   "document.txt", "document-2.txt"]
+    # an id given by hand that looks like a default is respected, and defaults step past it
+    svc.ingest("x.txt", "hand made", document_id="notes-3.txt")
+    assert svc.ingest("notes.txt", "fourth notes")["document_id"] == "notes-4.txt"
+
+
+def test_the_document_list_reads_like_a_catalogue(svc: Service) -> None:
+    svc.ingest("handbook.md", "# Staff Handbook\n\nLeave is 25 days.", source="wiki")
+    svc.ingest("report.pdf", pdf_bytes(["Quarterly revenue grew."]), source="finance")
+    svc.ingest("broken.pdf", b"%PDF-1.4 this is not really a pdf", source="finance")
     listing = svc.http.get("/documents", headers=svc.auth()).json()
-    assert listing["total"] == 1 and listing["documents"][0]["document_id"] == body["document_id"]
+    assert listing["total"] == 3
+    rows = {d["document_id"]: d for d in listing["documents"]}
+    handbook = rows["handbook.md"]
+    assert {k: handbook[k] for k in ("filename", "title", "kind", "source", "state",
+                                     "current_version_id", "latest_version_id", "error",
+                                     "version_count")} == {
+        "filename": "handbook.md", "title": "Staff Handbook", "kind": "md", "source": "wiki",
+        "state": "published", "current_version_id": "v1", "latest_version_id": "v1",
+        "error": None, "version_count": 1}
+    assert handbook["chunk_count"] == 1 and "versions" not in handbook or \
+        handbook["versions"] is None
+    broken = rows["broken.pdf"]
+    assert (broken["state"], broken["current_version_id"], broken["chunk_count"]) == (
+        "failed", None, 0)
+    assert "PDF" in broken["error"]
+
+    def ids(**params: object) -> list[str]:
+        r = svc.http.get("/documents", params=params, headers=svc.auth())
+        assert r.status_code == 200, r.text
+        return [d["document_id"] for d in r.json()["documents"]]
+
+    assert ids(kind="pdf") == ["report.pdf", "broken.pdf"]
+    assert ids(kind=["md", "pdf"], state="failed") == ["broken.pdf"]
+    assert ids(source="finance", sort="document_id") == ["broken.pdf", "report.pdf"]
+    assert ids(sort="document_id", order="desc") == ["report.pdf", "handbook.md",
+                                                     "broken.pdf"]
+    assert ids(sort="created_at", order="desc", limit=1, offset=1) == ["report.pdf"]
+    # a failed new version of a published document: listed as failed, still searchable v1
+    svc.ingest("report.pdf", b"%PDF-1.4 broken again", document_id="report.pdf")
+    report = svc.http.get("/documents/report.pdf", headers=svc.auth()).json()
+    assert (report["state"], report["current_version_id"], report["latest_version_id"],
+            report["filename"]) == ("failed", "v1", "v2", "report.pdf")
+    assert [v["state"] for v in report["versions"]] == ["published", "failed"]
+
+
+@pytest.mark.parametrize("query,code", [
+    ("kind=pdff", "INVALID_REQUEST"), ("knd=pdf", "UNKNOWN_QUERY_PARAMETER"),
+    ("state=gone", "INVALID_REQUEST"), ("sort=size", "INVALID_REQUEST"),
+    ("order=up", "INVALID_REQUEST"), ("limit=0", "INVALID_LIMIT")])
+def test_the_document_list_refuses_what_it_cannot_honour(svc: Service, query: str,
+                                                         code: str) -> None:
+    r = svc.http.get(f"/documents?{query}", headers=svc.auth())
+    assert r.status_code == 422 and r.json()["error"]["code"] == code, r.text
+
+
+def test_unknown_query_parameters_are_refused_on_every_operation(svc: Service) -> None:
+    svc.ingest("a.txt", "some text", document_id="a")
+    for method, path in (("GET", "/documents/a"), ("GET", "/clients/me"),
+                         ("DELETE", "/documents/a"), ("POST", "/search")):
+        r = svc.http.request(method, f"{path}?dry_run=1", headers=svc.auth(),
+                             json={"query": "x"} if path == "/search" else None)
+        assert r.status_code == 422, (path, r.text)
+        assert r.json()["error"] == {
+            "code": "UNKNOWN_QUERY_PARAMETER",
+            "message": r.json()["error"]["message"],
+            "details": {"unknown": ["dry_run"], "known": []}}
+    assert svc.http.get("/documents/a", headers=svc.auth()).status_code == 200  # not deleted
+    assert svc.http.get("/health?verbose=1").status_code == 422
 
 
 def test_delete_removes_the_document_and_its_points(svc: Service) -> None:

@@ -290,3 +290,46 @@ def test_the_spec_declares_the_key_schemes_and_the_one_error_shape(svc: Service)
                     "$ref"].endswith("/ErrorResponse"), (path, method, status)
     assert set(spec["components"]["schemas"]["ErrorBody"]["properties"]) == {
         "code", "message", "details"}
+
+
+def test_the_spec_types_metadata_filters_and_health_and_carries_the_contract_example(
+        svc: Service) -> None:
+    spec = svc.http.get("/openapi.json").json()
+    comps = spec["components"]["schemas"]
+    canonical = comps["CanonicalMetadata"]["properties"]
+    assert set(canonical) == {"schema_version", "source", "document", "location",
+                              "classification", "quality", "custom"}
+    assert canonical["custom"] == {"additionalProperties": True, "type": "object",
+                                   "title": "Custom"}
+    assert {"filename", "sha256", "mime_type"} <= set(comps["SourceMetadata"]["properties"])
+    row = comps["ResultRow"]["properties"]["canonical_metadata"]
+    assert row == {"$ref": "#/components/schemas/CanonicalMetadata"}
+    filters = comps["SearchRequest"]["properties"]["filters"]["additionalProperties"]
+    scalar = [{"type": "string"}, {"type": "integer"}, {"type": "number"}, {"type": "boolean"}]
+    assert filters["anyOf"] == [*scalar, {"type": "array", "items": {"anyOf": scalar}}]
+    health = spec["paths"]["/health"]["get"]["responses"]["200"]["content"]
+    assert health["application/json"]["schema"] == {"$ref": "#/components/schemas/Health"}
+    assert comps["Health"]["properties"]["vector_store"]["enum"] == ["qdrant-edge",
+                                                                    "qdrant-server"]
+    assert comps["SearchRequest"]["examples"] == [
+        {"query": "budget report", "scope": "content", "alpha": 0.5}]
+    example = comps["EvidenceResult"]["examples"][0]
+    assert example["results"][0]["document_version"] == {"document_id": "doc-123",
+                                                         "version_id": "v2"}
+    # the example is a valid response: it parses as the model the server answers with
+    from app.api.schemas import EvidenceResult
+    parsed = EvidenceResult.model_validate(example)
+    assert parsed.model_dump(mode="json", exclude_unset=True) == example
+
+
+def test_canonical_metadata_leaves_absent_keys_out_and_passes_unknown_ones_through(
+        svc: Service) -> None:
+    svc.ingest("notes.txt", "plain words about budgets", document_id="n")
+    meta = svc.http.get("/documents/n", headers=svc.auth()).json()["versions"][0][
+        "canonical_metadata"]
+    assert "original_filename" not in meta["source"]  # absent, not null
+    assert "page_count" not in meta["document"] and "author" not in meta["document"]
+    from app.api.schemas import CanonicalMetadata
+    older = {"schema_version": "2", "source": {"filename": "a", "legacy": 1}, "future": {}}
+    assert CanonicalMetadata.model_validate(older).model_dump()["source"] == {
+        "filename": "a", "legacy": 1}

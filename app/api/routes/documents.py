@@ -2,35 +2,44 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, File, Form, Query, Request, UploadFile
+from pydantic import Field
 
 from app.api.deps import ClientDep, DocumentDep, PublishingClientDep, RuntimeDep, SessionDep
 from app.api.schemas import (
+    DocumentKind,
     DocumentList,
     DocumentOut,
     JobOut,
     UploadAccepted,
     VersionOut,
+    VersionState,
     error_responses,
 )
 from app.errors import PayloadTooLarge
 from app.registry import documents as docs_registry
 from app.registry import jobs as jobs_registry
 from app.registry.database import commit_with_retry, scrub_deleted
-from app.registry.tables import Document, DocumentVersion
+from app.registry.documents import DocumentSummary, SortKey
+from app.registry.tables import DocumentVersion
 from app.uploads import accept_upload, parse_metadata_field
 
 router = APIRouter(tags=["documents"])
 MAX_LIST_OFFSET = 10_000_000  # far past any listing, well inside the registry's integers
+MAX_LIST_FILTERS = 100  # values per filter
 
 
-def _document_out(doc: Document, versions: list[DocumentVersion] | None = None) -> DocumentOut:
+def _document_out(summary: DocumentSummary,
+                  versions: list[DocumentVersion] | None = None) -> DocumentOut:
+    doc = summary.document
     return DocumentOut(
-        document_id=doc.document_id, kind=doc.kind, source=doc.source, path=doc.path,
-        current_version_id=doc.current_version_id, version_count=doc.version_count,
-        created_at=doc.created_at, updated_at=doc.updated_at,
+        document_id=doc.document_id, filename=summary.filename, title=summary.title,
+        kind=doc.kind, source=doc.source, path=doc.path,
+        current_version_id=doc.current_version_id, latest_version_id=summary.latest_version_id,
+        state=summary.state, error=summary.error, version_count=doc.version_count,
+        chunk_count=summary.chunk_count, created_at=doc.created_at, updated_at=doc.updated_at,
         versions=None if versions is None else [VersionOut(
             version_id=v.version_id, state=v.state, filename=v.filename, mime_type=v.mime_type,
             size_bytes=v.size_bytes, content_sha256=v.content_sha256, chunk_count=v.chunk_count,
@@ -74,11 +83,23 @@ def upload_document(
 
 @router.get("/documents", response_model=DocumentList,
              responses=error_responses(401, 422, 500))
-def list_documents(session: SessionDep, client: ClientDep,
-                   offset: Annotated[int, Query(ge=0, le=MAX_LIST_OFFSET)] = 0,
-                   limit: Annotated[int, Query(ge=1, le=200)] = 50) -> DocumentList:
-    rows, total = docs_registry.list_documents(session, client_id=client.id, offset=offset,
-                                               limit=limit)
+def list_documents(
+    session: SessionDep, client: ClientDep,
+    kind: Annotated[list[DocumentKind] | None, Query(description="Any of these kinds")] = None,
+    source: Annotated[list[Annotated[str, Field(max_length=200)]] | None,
+                      Query(max_length=MAX_LIST_FILTERS,
+                            description="Any of these sources")] = None,
+    state: Annotated[list[VersionState] | None,
+                     Query(description="Any of these states of the latest version")] = None,
+    sort: Annotated[SortKey, Query(description="The order of the list")] = "created_at",
+    order: Annotated[Literal["asc", "desc"], Query()] = "asc",
+    offset: Annotated[int, Query(ge=0, le=MAX_LIST_OFFSET)] = 0,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+) -> DocumentList:
+    """The client's documents, readable: name, title, state, the latest failure's reason."""
+    rows, total = docs_registry.list_documents(
+        session, client_id=client.id, offset=offset, limit=limit, kinds=kind or (),
+        sources=source or (), states=state or (), sort=sort, descending=order == "desc")
     return DocumentList(documents=[_document_out(d) for d in rows], total=total, offset=offset,
                         limit=limit)
 
@@ -86,7 +107,8 @@ def list_documents(session: SessionDep, client: ClientDep,
 @router.get("/documents/{document_id}", response_model=DocumentOut,
              responses=error_responses(401, 404, 422, 500))
 def get_document(session: SessionDep, document: DocumentDep) -> DocumentOut:
-    return _document_out(document, docs_registry.versions_of(session, document_pk=document.id))
+    return _document_out(docs_registry.summarise(session, document),
+                         docs_registry.versions_of(session, document_pk=document.id))
 
 
 @router.delete("/documents/{document_id}", status_code=204,
