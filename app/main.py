@@ -76,6 +76,9 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
     # fastapi-offline package (DOCS_ASSETS), never from a CDN, so they work with no network.
     app = FastAPIOffline(title="Evidence Search", version="0.1.0", lifespan=lifespan,
                          redirect_slashes=False, static_url=DOCS_ASSETS,
+                         # operation ids are the handlers' names: generated clients get
+                         # search(), upload_document(), list_documents()…
+                         generate_unique_id_function=lambda route: route.name,
                          description="Document-version search: hybrid dense + BM25 retrieval over "
                                      "Qdrant, answering with Evidence Results.")
     install_error_handlers(app)

@@ -7,6 +7,7 @@ evidence items' ``heading_path``/``line_start``/``line_end`` and, with ``explain
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -22,10 +23,39 @@ from app.limits import is_valid_utf8
 from app.search.service import MAX_WINDOW
 
 MAX_QUERY_CHARS = 4000
-Scope = Literal["content", "metadata", "both"]
-VersionState = Literal["queued", "indexing", "published", "superseded", "failed"]
-JobStatus = Literal["queued", "running", "succeeded", "failed"]
-DocumentKind = Literal["pdf", "docx", "html", "md", "txt"]
+
+
+# Named enums (not Literals): the spec carries each once as a component, so a generated
+# client has one VersionState type rather than one per field that uses it.
+class Scope(StrEnum):
+    content = "content"
+    metadata = "metadata"
+    both = "both"
+
+
+class VersionState(StrEnum):
+    queued = "queued"
+    indexing = "indexing"
+    published = "published"
+    superseded = "superseded"
+    failed = "failed"
+
+
+class JobStatus(StrEnum):
+    queued = "queued"
+    running = "running"
+    succeeded = "succeeded"
+    failed = "failed"
+
+
+class DocumentKind(StrEnum):
+    pdf = "pdf"
+    docx = "docx"
+    html = "html"
+    md = "md"
+    txt = "txt"
+
+
 FilterScalar = str | int | float | bool
 FilterValue = Annotated[
     FilterScalar | list[FilterScalar],
@@ -106,7 +136,8 @@ class SearchRequest(BaseModel):
 
     query: str = Field(..., max_length=MAX_QUERY_CHARS,
                        description="Free text; only ever embedded and tokenised, never parsed.")
-    scope: Scope = Field("content", description="content | metadata | both (case-insensitive)")
+    scope: Annotated[Scope, Field(strict=False)] = Field(
+        Scope.content, description="content | metadata | both (case-insensitive)")
     alpha: float | None = Field(None, ge=0.0, le=1.0,
                                 description="Dense weight; default HYBRID_ALPHA (0.5)")
     rerank: bool = Field(False, description="Rerank the fused window with the cross-encoder")
@@ -216,7 +247,7 @@ class Meta(BaseModel):
     retrieval: RetrievalInfo
     applied_filters: dict[str, list[FilterScalar]] = Field(
         description="The filters applied, every value as a list")
-    scope: Scope = "content"
+    scope: Scope = Scope.content
     timings: dict[str, float] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)
 

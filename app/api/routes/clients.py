@@ -27,7 +27,7 @@ def _state(session: SessionDep, client_id: str) -> DiscoveryState:
 
 @router.get("/clients/me", response_model=ClientOut,
              responses=error_responses(401, 422, 500))
-def me(session: SessionDep, client: ClientDep) -> ClientOut:
+def get_my_client(session: SessionDep, client: ClientDep) -> ClientOut:
     return ClientOut(id=client.id, name=client.name,
                      publication_authority=clients_registry.authority_status(
                          session, client_id=client.id),

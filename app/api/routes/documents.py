@@ -51,7 +51,9 @@ def _document_out(summary: DocumentSummary,
              responses=error_responses(400, 401, 403, 409, 413, 415, 422, 500))
 def upload_document(
     request: Request, runtime: RuntimeDep, session: SessionDep, client: PublishingClientDep,
-    file: Annotated[UploadFile, File(description="PDF, DOCX, HTML, Markdown or text")],
+    # format binary: OpenAPI 3.0 style, so generated clients send a file, not a string
+    file: Annotated[UploadFile, File(description="PDF, DOCX, HTML, Markdown or text",
+                                     json_schema_extra={"format": "binary"})],
     document_id: Annotated[str | None, Form()] = None,
     metadata: Annotated[str | None, Form(description="a JSON object → canonical_metadata.custom")]
     = None,
@@ -85,12 +87,12 @@ def upload_document(
              responses=error_responses(401, 422, 500))
 def list_documents(
     session: SessionDep, client: ClientDep,
-    kind: Annotated[list[DocumentKind] | None, Query(description="Any of these kinds")] = None,
-    source: Annotated[list[Annotated[str, Field(max_length=200)]] | None,
+    kind: Annotated[list[DocumentKind], Query(description="Any of these kinds")] = [],  # noqa: B006
+    source: Annotated[list[Annotated[str, Field(max_length=200)]],
                       Query(max_length=MAX_LIST_FILTERS,
-                            description="Any of these sources")] = None,
-    state: Annotated[list[VersionState] | None,
-                     Query(description="Any of these states of the latest version")] = None,
+                            description="Any of these sources")] = [],  # noqa: B006
+    state: Annotated[list[VersionState],
+                     Query(description="Any of these states of the latest version")] = [],  # noqa: B006
     sort: Annotated[SortKey, Query(description="The order of the list")] = "created_at",
     order: Annotated[Literal["asc", "desc"], Query()] = "asc",
     offset: Annotated[int, Query(ge=0, le=MAX_LIST_OFFSET)] = 0,
@@ -98,8 +100,8 @@ def list_documents(
 ) -> DocumentList:
     """The client's documents, readable: name, title, state, the latest failure's reason."""
     rows, total = docs_registry.list_documents(
-        session, client_id=client.id, offset=offset, limit=limit, kinds=kind or (),
-        sources=source or (), states=state or (), sort=sort, descending=order == "desc")
+        session, client_id=client.id, offset=offset, limit=limit, kinds=kind, sources=source,
+        states=state, sort=sort, descending=order == "desc")
     return DocumentList(documents=[_document_out(d) for d in rows], total=total, offset=offset,
                         limit=limit)
 
