@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from app.errors import ServiceError, StoreLocked
@@ -20,8 +21,12 @@ app = typer.Typer(help="Evidence Search: document-version search on Qdrant.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
 models_app = typer.Typer(help="Install and inspect the models under ./models.")
 clients_app = typer.Typer(help="Clients, API keys and publication authority.")
+documents_app = typer.Typer(help="The documents a client holds (GET /documents).")
+jobs_app = typer.Typer(help="Ingestion jobs (GET /jobs/{id}).")
 app.add_typer(models_app, name="models")
 app.add_typer(clients_app, name="clients")
+app.add_typer(documents_app, name="documents")
+app.add_typer(jobs_app, name="jobs")
 console = Console()
 err = Console(stderr=True)
 
@@ -47,14 +52,22 @@ def migrate() -> None:
 
 
 @app.command()
-def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
+def serve(
+    host: Annotated[str, typer.Option(help="the address to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="the port to listen on")] = 8000,
+) -> None:
     """Start the API (with the ingestion worker in-process in the embedded default)."""
     import uvicorn
 
     from app.main import create_app
+    from app.models.manifest import Manifest
 
     _logging()
     settings = get_settings()
+    try:  # the models are there: say so in one line before uvicorn's start-up traceback would
+        Manifest.load(settings.models.dir)
+    except ServiceError as exc:
+        _fail(exc.message)
     if settings.qdrant.url is None:  # say what to do before uvicorn's start-up traceback would
         from app.store.edge import check_collection_file
 
@@ -90,12 +103,33 @@ def worker() -> None:
 
 
 
+SKIPPED_SHOWN = 20
+
+
+def pick_files(folder: Path, max_bytes: int) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """The files to ingest under FOLDER (or FOLDER itself), and those left out with why."""
+    from app.uploads import SUPPORTED
+
+    candidates = [folder] if folder.is_file() else sorted(
+        p for p in folder.rglob("*") if p.is_file())
+    files, skipped = [], []
+    for path in candidates:
+        if path.suffix.lower() not in SUPPORTED:
+            skipped.append((path, f"unsupported type {path.suffix or '(no extension)'}"))
+        elif path.stat().st_size > max_bytes:
+            skipped.append((path, f"over the upload limit of {max_bytes:,} bytes "
+                                  "(EVIDENCE_INGEST__MAX_UPLOAD_BYTES)"))
+        else:
+            files.append(path)
+    return files, skipped
+
+
 @app.command()
 def ingest(
     folder: Annotated[Path, typer.Argument(exists=True, help="a file or a folder (recursive)")],
     source: Annotated[str | None, typer.Option(help="source label for these documents")] = None,
-    api_key: Annotated[str | None, typer.Option(envvar="EVIDENCE_API_KEY")] = None,
-    server: Annotated[str | None, typer.Option(help="send to this running server")] = None,
+    api_key: ApiKeyOption = None,
+    server: ServerOption = None,
 ) -> None:
     """Ingest PDF, DOCX, HTML, Markdown and text files; each becomes a published version.
 
@@ -108,12 +142,14 @@ def ingest(
     from app.uploads import SUPPORTED
 
     settings = get_settings()
-    files = ([folder] if folder.is_file() else
-             sorted(p for p in folder.rglob("*") if p.is_file()
-                    and p.suffix.lower() in SUPPORTED))
+    files, skipped = pick_files(folder, settings.ingest.max_upload_bytes)
+    root = folder if folder.is_dir() else folder.parent
+    for path, why in skipped[:SKIPPED_SHOWN]:
+        err.print(f"skipped {escape(path.relative_to(root).as_posix())}: {why}")
+    if len(skipped) > SKIPPED_SHOWN:
+        err.print(f"skipped {len(skipped) - SKIPPED_SHOWN} more files")
     if not files:
         _fail(f"no supported files under {folder} ({', '.join(SUPPORTED)})")
-    root = folder if folder.is_dir() else folder.parent
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TimeElapsedColumn(), console=err)
     try:
@@ -127,11 +163,12 @@ def ingest(
                 summary = ingest_via_server(settings, files, root, source, api_key,
                                             settings.server_url, progress)
     except ServiceError as exc:
-        _fail(exc.message)
+        _fail(f"{exc.code}: {exc.message}")
     console.print(f"published {summary['published']}, failed {summary['failed']}, "
-                  f"unchanged {summary['unchanged']} of {len(files)} files")
+                  f"unchanged {summary['unchanged']} of {len(files)} files"
+                  + (f" (skipped {len(skipped)})" if skipped else ""))
     for line in summary["errors"]:
-        console.print(f"  [yellow]{line}[/yellow]")
+        console.print(f"  [yellow]{escape(line)}[/yellow]")
     if summary["failed"]:
         raise typer.Exit(2)
 
@@ -193,25 +230,47 @@ def reindex() -> None:
                   f"{done} indexed; {left} wait for a retry, which `evidence serve` will make")
 
 
+ApiKeyOption = Annotated[str | None, typer.Option(
+    envvar="EVIDENCE_API_KEY", show_envvar=True,
+    help="the client's API key (default: the first client's, from the data folder)")]
+ServerOption = Annotated[str | None, typer.Option(
+    help="a running server's URL, e.g. http://127.0.0.1:8000 (default: work here)")]
+
+
 @app.command()
 def search(
-    query: str,
-    alpha: Annotated[float | None, typer.Option(min=0.0, max=1.0)] = None,
-    rerank: bool = False,
-    explain: bool = False,
-    limit: Annotated[int, typer.Option(min=1, max=200)] = 10,
-    offset: Annotated[int, typer.Option(min=0)] = 0,
-    as_json: Annotated[bool, typer.Option("--json", help="print the API's answer")] = False,
-    api_key: Annotated[str | None, typer.Option(envvar="EVIDENCE_API_KEY")] = None,
-    server: Annotated[str | None, typer.Option(help="ask this running server")] = None,
+    query: Annotated[str, typer.Argument(help="free text, as POST /search takes it")],
+    scope: Annotated[str, typer.Option(help="content | metadata | both")] = "content",
+    filters: Annotated[list[str] | None, typer.Option(
+        "--filter", "-f", metavar="KEY=VALUE",
+        help="an exact filter, repeatable: kind=pdf, custom.year=2024 (JSON values: numbers, "
+             "true/false, [lists]); a key given twice matches either value")] = None,
+    alpha: Annotated[float | None, typer.Option(
+        min=0.0, max=1.0, help="dense weight: 0 keywords only, 1 meaning only "
+                               "(default HYBRID_ALPHA, 0.5)")] = None,
+    rerank: Annotated[bool, typer.Option(help="rerank with the cross-encoder")] = False,
+    explain: Annotated[bool, typer.Option(
+        help="show each chunk's lane ranks and scores, and what each floor removed")] = False,
+    limit: Annotated[int, typer.Option(min=1, max=200, help="versions per page")] = 10,
+    offset: Annotated[int, typer.Option(min=0, max=199, help="versions to skip")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="print the API's answer as JSON")]
+    = False,
+    api_key: ApiKeyOption = None,
+    server: ServerOption = None,
 ) -> None:
-    """Search like POST /search and print a table (rank, document, version, page, scores)."""
-    from app.cli_search import print_answer, search_in_process, search_via_server
+    """Search like POST /search: one block per document version, its cited chunks beneath."""
+    from app.cli_search import (
+        parse_filter_options,
+        print_answer,
+        search_in_process,
+        search_via_server,
+    )
 
     settings = get_settings()
-    body = {"query": query, "rerank": rerank, "explain": True, "limit": limit,
-            "offset": offset, **({"alpha": alpha} if alpha is not None else {})}
     try:
+        body = {"query": query, "scope": scope, "filters": parse_filter_options(filters or []),
+                "rerank": rerank, "explain": explain, "limit": limit, "offset": offset,
+                **({"alpha": alpha} if alpha is not None else {})}
         if server:
             answer = search_via_server(settings, body, api_key, server)
         else:
@@ -221,14 +280,94 @@ def search(
                 answer = search_via_server(settings, body, api_key, settings.server_url)
     except ServiceError as exc:
         _fail(f"{exc.code}: {exc.message}")
-    if not explain and as_json:
-        for row in answer["results"]:
-            for item in row["content_evidence"]["items"]:
-                item.pop("scores", None)
     if as_json:
         console.print_json(json.dumps(answer))
     else:
-        print_answer(console, answer)
+        print_answer(console, answer, explain=explain)
+
+
+@documents_app.command("list")
+def documents_list(
+    kind: Annotated[list[str] | None, typer.Option(help="pdf, docx, html, md or txt; "
+                                                        "repeatable")] = None,
+    source: Annotated[list[str] | None, typer.Option(help="a source label; repeatable")]
+    = None,
+    state: Annotated[list[str] | None, typer.Option(
+        help="the latest version's state: queued, indexing, published, failed; repeatable")]
+    = None,
+    sort: Annotated[str, typer.Option(help="created_at | updated_at | document_id")]
+    = "created_at",
+    desc: Annotated[bool, typer.Option("--desc", help="newest (or last) first")] = False,
+    limit: Annotated[int, typer.Option(min=1, max=200, help="documents per page")] = 50,
+    offset: Annotated[int, typer.Option(min=0, help="documents to skip")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="print the API's answer as JSON")]
+    = False,
+    api_key: ApiKeyOption = None,
+    server: ServerOption = None,
+) -> None:
+    """List documents like GET /documents: name, title, state, and why the latest failed."""
+    from app.api.schemas import DocumentKind, VersionState
+    from app.cli_documents import list_documents, print_documents
+    from app.registry.documents import SORT_COLUMNS
+
+    for option, values, allowed in (("--kind", kind, [k.value for k in DocumentKind]),
+                                    ("--state", state, [s.value for s in VersionState]),
+                                    ("--sort", [sort], list(SORT_COLUMNS))):
+        if bad := [v for v in values or [] if v not in allowed]:
+            raise typer.BadParameter(f"{', '.join(bad)}: use {', '.join(allowed)}",
+                                     param_hint=option)
+    params = {"kind": kind or [], "source": source or [], "state": state or [], "sort": sort,
+              "order": "desc" if desc else "asc", "offset": offset, "limit": limit}
+    try:
+        listing = list_documents(get_settings(), api_key, server, params)
+    except ServiceError as exc:
+        _fail(f"{exc.code}: {exc.message}")
+    if as_json:
+        console.print_json(json.dumps(listing))
+    else:
+        print_documents(console, listing)
+
+
+@documents_app.command("show")
+def documents_show(
+    document_id: Annotated[str, typer.Argument(help="the document's id")],
+    as_json: Annotated[bool, typer.Option("--json", help="print the API's answer as JSON")]
+    = False,
+    api_key: ApiKeyOption = None,
+    server: ServerOption = None,
+) -> None:
+    """A document and every version of it, like GET /documents/{id}."""
+    from app.cli_documents import print_document, show_document
+
+    try:
+        doc = show_document(get_settings(), api_key, server, document_id)
+    except ServiceError as exc:
+        _fail(f"{exc.code}: {exc.message}")
+    if as_json:
+        console.print_json(json.dumps(doc))
+    else:
+        print_document(console, doc)
+
+
+@jobs_app.command("show")
+def jobs_show(
+    job_id: Annotated[str, typer.Argument(help="the job id an upload answered with")],
+    as_json: Annotated[bool, typer.Option("--json", help="print the API's answer as JSON")]
+    = False,
+    api_key: ApiKeyOption = None,
+    server: ServerOption = None,
+) -> None:
+    """An ingestion job, like GET /jobs/{id}: state, attempts, progress, error."""
+    from app.cli_documents import print_job, show_job
+
+    try:
+        job = show_job(get_settings(), api_key, server, job_id)
+    except ServiceError as exc:
+        _fail(f"{exc.code}: {exc.message}")
+    if as_json:
+        console.print_json(json.dumps(job))
+    else:
+        print_job(console, job)
 
 
 @app.command("eval")
@@ -451,7 +590,18 @@ def clients_discovery(name: str, enable: Annotated[bool, typer.Option(
 
 
 def main() -> None:
-    app()
+    """The console script: whatever goes wrong ends as one line on stderr, never a traceback
+    (EVIDENCE_DEBUG=1 shows it)."""
+    import os
+
+    try:
+        app()
+    except Exception as exc:  # noqa: BLE001 - the last word on anything unforeseen
+        if os.environ.get("EVIDENCE_DEBUG"):
+            raise
+        err.print(f"[red]error:[/red] {type(exc).__name__}: {escape(str(exc))[:500]} "
+                  "(EVIDENCE_DEBUG=1 shows where)")
+        raise SystemExit(1) from None
 
 
 if __name__ == "__main__":

@@ -3,14 +3,14 @@ a server holds the embedded engine, through the server's HTTP API."""
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any
 
 from rich.progress import Progress
 
-from app.errors import ServiceError, Unauthorized
+from app.cli_http import ServerApi, resolve_key
+from app.errors import ServiceError
 from app.settings import Settings
 from app.uploads import document_id_for
 
@@ -24,7 +24,7 @@ def ingest_in_process(settings: Settings, files: list[Path], root: Path, source:
     from app.registry import clients as reg
     from app.registry.database import transaction
     from app.registry.tables import IngestionJob
-    from app.runtime import build_runtime, ensure_first_client, local_key
+    from app.runtime import build_runtime, ensure_first_client
     from app.uploads import accept_upload
     from ingest.service import build_worker
 
@@ -33,7 +33,7 @@ def ingest_in_process(settings: Settings, files: list[Path], root: Path, source:
         created = ensure_first_client(settings, runtime.sessions)
         if created:
             progress.console.print(f"created the first client 'default'; API key: {created}")
-        key = api_key or local_key(settings)
+        key = resolve_key(settings, api_key)
         summary = _summary()
         job_ids: dict[str, str] = {}
         with transaction(runtime.sessions) as s:
@@ -81,37 +81,43 @@ def ingest_in_process(settings: Settings, files: list[Path], root: Path, source:
 
 def ingest_via_server(settings: Settings, files: list[Path], root: Path, source: str | None,
                       api_key: str | None, server: str, progress: Progress) -> dict[str, Any]:
-    import httpx
+    """Upload each file, then follow the jobs; bytes the server already holds come back
+    deduplicated with their finished job and count as unchanged."""
+    with ServerApi(server, resolve_key(settings, api_key)) as api:
+        api.call("GET", "/clients/me")  # reachable, and the key is good: before any progress
+        return _upload_all(api, files, root, source, progress)
 
-    from app.runtime import local_key
 
-    key = api_key or local_key(settings)
-    if not key:
-        raise Unauthorized("no API key: pass --api-key or set EVIDENCE_API_KEY")
+def _upload_all(api: ServerApi, files: list[Path], root: Path, source: str | None,
+                progress: Progress) -> dict[str, Any]:
     summary = _summary()
-    headers = {"Authorization": f"Bearer {key}"}
     pending: dict[str, Path] = {}
-    with httpx.Client(base_url=server, headers=headers, timeout=120) as http, progress:
+    with progress:
         task = progress.add_task("uploading", total=len(files))
         for path in files:
             rel = path.relative_to(root).as_posix()
             data = {"document_id": document_id_for(rel), "path": rel}
             if source:
                 data["source"] = source
-            response = http.post("/documents", data=data,
-                                 files={"file": (path.name, path.read_bytes())})
-            if response.status_code == 202:
-                body = response.json()
-                pending[body["job_id"]] = path
-            else:
+            try:
+                body = api.call("POST", "/documents", ok=(202,), data=data,
+                                files={"file": (path.name, path.read_bytes())})
+            except ServiceError as exc:
+                if exc.code in ("SERVER_UNREACHABLE", "API_KEY_INVALID", "API_KEY_MISSING"):
+                    raise  # no file will fare better
                 summary["failed"] += 1
-                summary["errors"].append(f"{path}: {_message(response)}")
+                summary["errors"].append(f"{path}: {exc.message}")
+            else:
+                if body["deduplicated"] and body["status"] == "succeeded":
+                    summary["unchanged"] += 1
+                else:
+                    pending[body["job_id"]] = path
             progress.advance(task)
         task = progress.add_task("indexing", total=len(pending))
         while pending:
             for job_id, path in list(pending.items()):
-                job = http.get(f"/jobs/{job_id}").json()
-                if job.get("status") in ("succeeded", "failed"):
+                job = api.call("GET", f"/jobs/{job_id}")
+                if job["status"] in ("succeeded", "failed"):
                     pending.pop(job_id)
                     progress.advance(task)
                     if job["status"] == "succeeded":
@@ -122,10 +128,3 @@ def ingest_via_server(settings: Settings, files: list[Path], root: Path, source:
             if pending:
                 time.sleep(0.5)
     return summary
-
-
-def _message(response: Any) -> str:
-    try:
-        return json.dumps(response.json()["error"]["message"])
-    except Exception:  # noqa: BLE001
-        return f"HTTP {response.status_code}"

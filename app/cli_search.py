@@ -1,37 +1,78 @@
-"""`evidence search`: the API's own answer, in-process or from a running server, as a table."""
+"""`evidence search`: the API's own answer, in-process or from a running server, printed so it
+reads at 80 columns: one block per Document Version (numbers on its own line, the snippet
+wrapped beneath), never a table whose columns collapse."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
+from rich.markup import escape
+from rich.padding import Padding
+from rich.text import Text
 
-from app.errors import ServiceError, Unauthorized
+from app.cli_http import ServerApi, resolve_key
+from app.errors import BadRequest, ServiceError
 from app.settings import Settings
+
+SNIPPET_CHARS = 300
+
+
+def indented(renderable: Text, left: int) -> Padding:
+    """Indented and wrapped within the width, without padding the line out to it."""
+    return Padding(renderable, (0, 0, 0, left), expand=False)
+
+
+def parse_filter_options(options: list[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` options as the API's filters: the value is read as JSON when it is JSON
+    (``12``, ``true``, ``["a","b"]``) and as a string otherwise; a key given twice means any
+    of its values."""
+    filters: dict[str, Any] = {}
+    for option in options:
+        key, sep, raw = option.partition("=")
+        if not sep or not key.strip():
+            raise BadRequest(f"--filter {option!r} is not KEY=VALUE (e.g. --filter "
+                             "custom.project=Apollo, --filter kind=pdf)", code="INVALID_FILTER")
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = raw
+        if isinstance(value, dict) or value is None:
+            value = raw  # objects and null are no filter values: the text as typed
+        key = key.strip()
+        if key in filters:
+            before = filters[key] if isinstance(filters[key], list) else [filters[key]]
+            value = before + (value if isinstance(value, list) else [value])
+        filters[key] = value
+    return filters
 
 
 def search_in_process(settings: Settings, body: dict[str, Any], api_key: str | None
                       ) -> dict[str, Any]:
     from pydantic import ValidationError
 
+    from app.api.errors import readable_validation_error
     from app.api.presenter import evidence_result, search_query
     from app.api.schemas import SearchRequest
     from app.models.loading import load_models
+    from app.models.manifest import Manifest
     from app.registry import clients as reg
     from app.registry.database import transaction
-    from app.runtime import build_runtime, local_key
+    from app.runtime import build_runtime
     from app.search.pipeline import SearchEngine
     from app.search.service import SearchService
+    from app.store import open_store
 
     try:
         request = SearchRequest(**body)
     except ValidationError as exc:
-        raise ServiceError(str(exc), code="INVALID_REQUEST", http_status=422) from None
+        # located as the API locates them (in the body), so the codes are the API's
+        code, message = readable_validation_error(
+            [{**e, "loc": ("body", *e["loc"])} for e in exc.errors()])
+        raise ServiceError(message, code=code, http_status=422) from None
+    key = resolve_key(settings, api_key)
     # The store is opened first so a running server's lock is found before models load.
-    from app.models.manifest import Manifest
-    from app.store import open_store
-
     manifest = Manifest.load(settings.models.dir)
     store = open_store(settings.qdrant, dense_model=manifest.dense.model if manifest.dense
                        else "none", dense_dim=manifest.dense_dim)
@@ -40,7 +81,6 @@ def search_in_process(settings: Settings, body: dict[str, Any], api_key: str | N
                                      else settings.search.hybrid_alpha) > 0)
     runtime = build_runtime(settings, models=models, store=store)
     try:
-        key = api_key or local_key(settings)
         with transaction(runtime.sessions) as s:
             client = reg.client_for_key(s, secret=key)
             reg.require_active_authority(s, client_id=client.id)
@@ -54,54 +94,81 @@ def search_in_process(settings: Settings, body: dict[str, Any], api_key: str | N
 
 def search_via_server(settings: Settings, body: dict[str, Any], api_key: str | None,
                       server: str) -> dict[str, Any]:
-    import httpx
-
-    from app.runtime import local_key
-
-    key = api_key or local_key(settings)
-    if not key:
-        raise Unauthorized("no API key: pass --api-key or set EVIDENCE_API_KEY")
-    response = httpx.post(f"{server.rstrip('/')}/search", json=body,
-                          headers={"Authorization": f"Bearer {key}"}, timeout=60)
-    if response.status_code != 200:
-        error = response.json().get("error", {})
-        raise ServiceError(error.get("message", response.text),
-                           code=error.get("code", "HTTP_ERROR"),
-                           http_status=response.status_code)
-    return response.json()
+    with ServerApi(server, resolve_key(settings, api_key), timeout=60) as api:
+        return api.call("POST", "/search", json=body)
 
 
-def _fmt(value: float | None, rank: int | None, digits: int = 3) -> str:
+def _score(value: float | None, rank: int | None = None, digits: int = 3) -> str | None:
     if value is None:
-        return "—"
-    return f"{value:.{digits}f} (#{rank})" if rank else f"{value:.{digits}f}"
+        return None
+    return f"{value:.{digits}f}" + (f" #{rank}" if rank else "")
 
 
-def print_answer(console: Console, answer: dict[str, Any]) -> None:
+def _where(item: dict[str, Any]) -> str:
+    if item.get("page"):
+        return f"p. {item['page']}"
+    if item.get("line_start"):
+        return f"lines {item['line_start']}–{item.get('line_end') or item['line_start']}"
+    return ""
+
+
+def _explained(item: dict[str, Any]) -> str:
+    scores = item.get("scores") or {}
+    parts = [f"{label} {text}" for label, text in (
+        ("dense", _score(scores.get("dense"), scores.get("dense_rank"))),
+        ("bm25", _score(scores.get("sparse"), scores.get("sparse_rank"), 2)),
+        ("fused", _score(scores.get("fused"), None, 4)),
+        ("rerank", _score(scores.get("rerank")))) if text]
+    return " · ".join(parts)
+
+
+def print_answer(console: Console, answer: dict[str, Any], *, explain: bool = False) -> None:
     meta = answer["meta"]
+    total = f"{meta['total']}{'+' if meta['total_is_lower_bound'] else ''}"
     plural = "" if meta["total"] == 1 else "s"
-    table = Table(title=f"{meta['query']!r}: {meta['total']}"
-                        f"{'+' if meta['total_is_lower_bound'] else ''} document version{plural}")
-    for column in ("rank", "document", "version", "page/line", "meaning", "words", "fused",
-                   "rerank"):
-        table.add_column(column, no_wrap=True)
-    table.add_column("snippet", overflow="ellipsis", no_wrap=True, min_width=20)
+    shown = (f", showing {meta['offset'] + 1}–{meta['offset'] + len(answer['results'])}"
+             if answer["results"] and (meta["offset"] or meta["has_more"]) else "")
+    console.print(Text(f"{meta['query']!r}: {total} document version{plural}{shown} "
+                       f"(scope {meta.get('scope', 'content')})", style="bold"))
     for row in answer["results"]:
-        item = row["content_evidence"]["items"][0]
-        scores = item.get("scores") or {}
-        where = (f"p. {item['page']}" if item.get("page") else
-                 f"l. {item['line_start']}" if item.get("line_start") else "")
-        snippet = " ".join(item["text"].split())[:200]
-        table.add_row(str(row["rank"]), row["document_version"]["document_id"],
-                      str(row["document_version"]["version_id"]), where,
-                      _fmt(scores.get("dense"), scores.get("dense_rank")),
-                      _fmt(scores.get("sparse"), scores.get("sparse_rank"), 2),
-                      _fmt(scores.get("fused"), None, 4), _fmt(scores.get("rerank"), None),
-                      snippet)
-    console.print(table)
+        ref = row["document_version"]
+        lanes = ", ".join(f"{c['lane']} #{c['rank']}" for c in row["retrieval_contributions"])
+        title = (row.get("canonical_metadata") or {}).get("document", {}).get("title")
+        head = Text()
+        head.append(f"{row['rank']:>2}. ", style="bold")
+        head.append(f"{ref['document_id']} {ref['version_id'] or ''}", style="cyan")
+        if title:
+            head.append(f" — {title}")
+        head.append(f"  [{lanes}]", style="dim")
+        console.print(head)
+        items = row["content_evidence"]["items"]
+        for item in items:
+            snippet = " ".join(item["text"].split())
+            snippet = snippet[:SNIPPET_CHARS] + ("…" if len(snippet) > SNIPPET_CHARS else "")
+            where = _where(item)
+            line = Text(f"{where}: " if where else "", style="dim")
+            line.append(snippet)
+            console.print(indented(line, 4))
+            if explain and item.get("scores"):
+                console.print(indented(Text(_explained(item), style="dim"), 6))
+        if row["content_evidence"]["truncated"]:
+            more = row["content_evidence"]["total"] - len(items)
+            console.print(indented(Text(f"… {more} more matching chunk(s)", style="dim"), 4))
+        for leaf in row["metadata_evidence"]["items"]:
+            console.print(indented(Text(f"{leaf['key']} = {json.dumps(leaf['value'])} "
+                                       f"({leaf['match']})", style="magenta"), 4))
     retrieval = meta["retrieval"]
-    console.print(f"alpha {retrieval['alpha']} · reranked {retrieval['reranked']} "
-                  f"({retrieval['reranked_count']}) · {meta['query_time_ms']:.1f} ms "
-                  f"· {', '.join(f'{k} {v:.1f}' for k, v in meta['timings'].items())}")
+    console.print(Text(f"alpha {retrieval['alpha']} · reranked "
+                       f"{'yes' if retrieval['reranked'] else 'no'} · "
+                       f"{meta['query_time_ms']:.1f} ms", style="dim"))
+    if meta.get("applied_filters"):
+        console.print(Text("filters: " + json.dumps(meta["applied_filters"]), style="dim"))
+    if explain:
+        for lane in meta.get("lanes") or []:
+            console.print(Text(
+                f"{lane['lane']} lane: fetched {lane['fetched']}, kept {lane['kept']} at or "
+                f"over the floor {lane['floor']:g}", style="dim"))
+        timings = ", ".join(f"{k} {v:.1f}" for k, v in meta.get("timings", {}).items())
+        console.print(Text(f"timings ms: {timings}", style="dim"))
     for warning in meta.get("warnings", []):
-        console.print(f"[yellow]warning:[/yellow] {warning}")
+        console.print(f"[yellow]warning:[/yellow] {escape(warning)}")

@@ -49,12 +49,12 @@ def test_ingest_a_folder_then_search_it(env: Path) -> None:
     assert found.exit_code == 0, found.output
     answer = json.loads(found.output)
     assert answer["results"][0]["document_version"]["document_id"] == "handbook.md"
-    assert "scores" not in answer["results"][0]["content_evidence"]["items"][0]
+    assert answer["results"][0]["content_evidence"]["items"][0]["scores"] is None  # as the API
     table = runner.invoke(app, ["search", "PO-2231", "--alpha", "0"])
     assert table.exit_code == 0 and "'PO-2231': 1 document version" in table.output
 
     bad = runner.invoke(app, ["search", "   "])
-    assert bad.exit_code == 1 and "INVALID_REQUEST" in bad.output
+    assert bad.exit_code == 1 and "INVALID_QUERY" in bad.output
 
 
 def test_reindex_rebuilds_a_collection_scored_the_old_way(env: Path) -> None:

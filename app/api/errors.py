@@ -66,6 +66,12 @@ def _readable(errors: list[dict[str, Any]]) -> str:
     return "; ".join(parts)
 
 
+def readable_validation_error(errors: list[Any]) -> tuple[str, str]:
+    """(stable code, message) for pydantic's errors: the API's 422 and the CLI's one line."""
+    errors = [{k: v for k, v in e.items() if k in ("loc", "msg", "type")} for e in errors]
+    return _validation_code(errors), _readable(errors)
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ServiceError)
     async def _service(_req: Request, exc: ServiceError) -> JSONResponse:
@@ -76,8 +82,8 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _validation(_req: Request, exc: RequestValidationError) -> JSONResponse:
         errors = [{k: v for k, v in e.items() if k in ("loc", "msg", "type")}
                   for e in exc.errors()]
-        return JSONResponse(error_body(_validation_code(errors), _readable(errors),
-                                       {"errors": errors}), status_code=422)
+        code, message = readable_validation_error(errors)
+        return JSONResponse(error_body(code, message, {"errors": errors}), status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_req: Request, exc: StarletteHTTPException) -> JSONResponse:

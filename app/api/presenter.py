@@ -9,8 +9,11 @@ from app.api.schemas import (
     ContentEvidence,
     ContentItem,
     Contribution,
+    DocumentOut,
     DocumentVersionRef,
     EvidenceResult,
+    JobOut,
+    LaneExplain,
     LiteralSpan,
     Meta,
     MetadataEvidence,
@@ -19,8 +22,11 @@ from app.api.schemas import (
     RetrievalInfo,
     Scores,
     SearchRequest,
+    VersionOut,
 )
 from app.leaves import LeafMatch
+from app.registry.documents import DocumentSummary
+from app.registry.tables import DocumentVersion, IngestionJob
 from app.search.metadata_lane import MetadataHit
 from app.search.service import SearchAnswer, SearchQuery
 from app.search.spans import literal_spans, query_terms
@@ -51,7 +57,10 @@ def evidence_result(answer: SearchAnswer, *, explain: bool) -> EvidenceResult:
         retrieval=RetrievalInfo(alpha=answer.alpha, reranked=answer.reranked,
                                 reranked_count=answer.reranked_count),
         applied_filters=answer.applied_filters, scope=answer.scope, timings=answer.timings,
-        warnings=answer.warnings))
+        warnings=answer.warnings,
+        lanes=[LaneExplain(lane=r.lane, floor=r.floor, fetched=r.fetched, kept=r.kept,  # type: ignore[arg-type]
+                           removed_by_floor=r.fetched - r.kept, depth=r.depth)
+               for r in answer.lanes] if explain else None))
 
 
 def _content_evidence(hit: VersionHit | None, terms: frozenset[str],
@@ -85,3 +94,28 @@ def _item(c: Candidate, terms: frozenset[str], explain: bool) -> ContentItem:
         scores=Scores(dense=c.dense_score, dense_rank=c.dense_rank, sparse=c.sparse_score,
                       sparse_rank=c.sparse_rank, fused=c.fused, rerank=c.rerank_score)
         if explain else None)
+
+
+def document_out(summary: DocumentSummary,
+                  versions: list[DocumentVersion] | None = None) -> DocumentOut:
+    """A document as GET /documents lists it (with every version for GET /documents/{id})."""
+    doc = summary.document
+    return DocumentOut(
+        document_id=doc.document_id, filename=summary.filename, title=summary.title,
+        kind=doc.kind, source=doc.source, path=doc.path,
+        current_version_id=doc.current_version_id, latest_version_id=summary.latest_version_id,
+        state=summary.state, error=summary.error, version_count=doc.version_count,
+        chunk_count=summary.chunk_count, created_at=doc.created_at, updated_at=doc.updated_at,
+        versions=None if versions is None else [VersionOut(
+            version_id=v.version_id, state=v.state, filename=v.filename, mime_type=v.mime_type,
+            size_bytes=v.size_bytes, content_sha256=v.content_sha256, chunk_count=v.chunk_count,
+            created_at=v.created_at, published_at=v.published_at,
+            canonical_metadata=v.canonical_metadata) for v in versions])
+
+
+def job_out(job: IngestionJob, document_id: str, version_id: str) -> JobOut:
+    return JobOut(job_id=job.id, status=job.status, attempts=job.attempts,
+                  max_attempts=job.max_attempts, progress=job.progress, error=job.error,
+                  document_id=document_id, version_id=version_id,
+                  created_at=job.created_at, started_at=job.started_at,
+                  finished_at=job.finished_at)

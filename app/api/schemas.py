@@ -230,6 +230,17 @@ class ResultRow(BaseModel):
     metadata_evidence: MetadataEvidence
 
 
+class LaneExplain(BaseModel):
+    """With ``explain``: what a content lane's score floor did to its candidates."""
+
+    lane: Literal["dense", "sparse"]
+    floor: float = Field(description="The lane's score floor")
+    fetched: int = Field(description="Candidate chunks the lane fetched")
+    kept: int = Field(description="Candidates at or over the floor")
+    removed_by_floor: int
+    depth: int = Field(description="How deep the lane searched")
+
+
 class RetrievalInfo(BaseModel):
     alpha: float
     reranked: bool
@@ -250,6 +261,8 @@ class Meta(BaseModel):
     scope: Scope = Scope.content
     timings: dict[str, float] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)
+    lanes: list[LaneExplain] | None = Field(
+        None, description="With explain: each content lane's floor, fetched and kept counts")
 
 
 CONTRACT_RESPONSE_EXAMPLE = {

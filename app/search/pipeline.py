@@ -20,7 +20,7 @@ from app.search.grouping import group_versions
 from app.search.lanes import dense_lane, hydrate, sparse_lane
 from app.search.rerank import rerank as rerank_stage
 from app.search.rerank import rerank_depth
-from app.search.types import LaneResult, Trace, VersionHit
+from app.search.types import LaneReport, LaneResult, Trace, VersionHit
 from app.settings import SearchSettings
 from app.store import ChunkFilter, VectorStore
 
@@ -205,6 +205,9 @@ class SearchEngine:
         total = len(versions)
         lower_bound = not complete
         trace.warnings.extend(self._why_so_few(plan, lanes, total))
+        floors = {"dense": self.dense_floor, "sparse": self.sparse_floor}
+        trace.lanes = [LaneReport(lane=lane.lane, floor=floors[lane.lane], fetched=lane.fetched,
+                                  kept=len(lane.hits), depth=lane.depth) for lane in lanes]
         trace.timings = {k: trace.timings.get(k, 0.0) for k in STEPS}
         trace.timings["total"] = round((time.perf_counter() - started) * 1000, 3)
         return SearchOutcome(versions=versions, total_is_lower_bound=lower_bound,

@@ -24,7 +24,7 @@ from app.search.filters import RESERVED, parse_filters
 from app.search.grouping import with_evidence
 from app.search.metadata_lane import MetadataHit, fuse_versions, lookup_terms, rank_versions
 from app.search.pipeline import SearchEngine, SearchPlan
-from app.search.types import VersionHit
+from app.search.types import LaneReport, VersionHit
 from app.store import ChunkFilter
 
 MAX_WINDOW = 200
@@ -71,6 +71,7 @@ class SearchAnswer:
     applied_filters: dict[str, list]
     timings: dict[str, float]
     warnings: list[str]
+    lanes: list[LaneReport] = field(default_factory=list)  # the content lanes' floors at work
 
 
 class SearchService:
@@ -98,6 +99,7 @@ class SearchService:
         content: list[VersionHit] = []
         timings: dict[str, float] = {}
         warnings: list[str] = []
+        lanes: list[LaneReport] = []
         lower_bound, reranked, reranked_count = False, False, 0
         if query.scope in ("content", "both"):
             outcome = self.engine.search(SearchPlan(
@@ -107,6 +109,7 @@ class SearchService:
             reranked, reranked_count = outcome.reranked, outcome.reranked_count
             timings.update(outcome.trace.timings)
             warnings.extend(outcome.trace.warnings)
+            lanes = outcome.trace.lanes
         metadata: list[MetadataHit] = []
         if wants_metadata:
             t0 = time.perf_counter()
@@ -140,7 +143,7 @@ class SearchService:
             total_is_lower_bound=lower_bound, offset=query.offset, limit=query.limit,
             has_more=total > window or (lower_bound and total >= window), alpha=alpha,
             reranked=reranked, reranked_count=reranked_count, applied_filters=applied,
-            timings=timings, warnings=warnings)
+            timings=timings, warnings=warnings, lanes=lanes)
 
 
 def _require_ready(session: Session, client_id: str, scope: str) -> None:

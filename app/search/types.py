@@ -77,8 +77,20 @@ class VersionHit:
 
 
 @dataclass
+class LaneReport:
+    """What a lane's score floor did (explain): candidates fetched, how many passed."""
+
+    lane: str
+    floor: float
+    fetched: int
+    kept: int
+    depth: int
+
+
+@dataclass
 class Trace:
     """Per-step milliseconds and warnings of one search (mutable: filled as stages run)."""
 
     timings: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    lanes: list[LaneReport] = field(default_factory=list)

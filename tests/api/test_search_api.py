@@ -268,6 +268,13 @@ def test_floors_that_removed_every_candidate_say_so(tmp_path: Path) -> None:
         assert body["meta"]["warnings"] == [
             "the BM25 floor (1) removed 1 candidate chunk: a lower floor "
             "(EVIDENCE_SEARCH__DENSE_FLOOR / __SPARSE_FLOOR) or another alpha would show them"]
+        assert body["meta"]["lanes"] is None  # the counts are explain's
+        explained = svc.search(query="budget", alpha=0, explain=True).json()["meta"]["lanes"]
+        assert explained == [{"lane": "sparse", "floor": 1.0, "fetched": 1, "kept": 0,
+                              "removed_by_floor": 1, "depth": explained[0]["depth"]}]
+        both = svc.search(query="budget", alpha=0.5, explain=True).json()["meta"]["lanes"]
+        assert [(lane["lane"], lane["removed_by_floor"]) for lane in both] == [
+            ("sparse", 1), ("dense", both[1]["fetched"] - both[1]["kept"])]
 
 
 def test_the_spec_declares_the_key_schemes_and_the_one_error_shape(svc: Service) -> None:

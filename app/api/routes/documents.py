@@ -8,13 +8,13 @@ from fastapi import APIRouter, File, Form, Query, Request, UploadFile
 from pydantic import Field
 
 from app.api.deps import ClientDep, DocumentDep, PublishingClientDep, RuntimeDep, SessionDep
+from app.api.presenter import document_out, job_out
 from app.api.schemas import (
     DocumentKind,
     DocumentList,
     DocumentOut,
     JobOut,
     UploadAccepted,
-    VersionOut,
     VersionState,
     error_responses,
 )
@@ -22,29 +22,12 @@ from app.errors import PayloadTooLarge
 from app.registry import documents as docs_registry
 from app.registry import jobs as jobs_registry
 from app.registry.database import commit_with_retry, scrub_deleted
-from app.registry.documents import DocumentSummary, SortKey
-from app.registry.tables import DocumentVersion
+from app.registry.documents import SortKey
 from app.uploads import accept_upload, parse_metadata_field
 
 router = APIRouter(tags=["documents"])
 MAX_LIST_OFFSET = 10_000_000  # far past any listing, well inside the registry's integers
 MAX_LIST_FILTERS = 100  # values per filter
-
-
-def _document_out(summary: DocumentSummary,
-                  versions: list[DocumentVersion] | None = None) -> DocumentOut:
-    doc = summary.document
-    return DocumentOut(
-        document_id=doc.document_id, filename=summary.filename, title=summary.title,
-        kind=doc.kind, source=doc.source, path=doc.path,
-        current_version_id=doc.current_version_id, latest_version_id=summary.latest_version_id,
-        state=summary.state, error=summary.error, version_count=doc.version_count,
-        chunk_count=summary.chunk_count, created_at=doc.created_at, updated_at=doc.updated_at,
-        versions=None if versions is None else [VersionOut(
-            version_id=v.version_id, state=v.state, filename=v.filename, mime_type=v.mime_type,
-            size_bytes=v.size_bytes, content_sha256=v.content_sha256, chunk_count=v.chunk_count,
-            created_at=v.created_at, published_at=v.published_at,
-            canonical_metadata=v.canonical_metadata) for v in versions])
 
 
 @router.post("/documents", status_code=202, response_model=UploadAccepted,
@@ -102,14 +85,14 @@ def list_documents(
     rows, total = docs_registry.list_documents(
         session, client_id=client.id, offset=offset, limit=limit, kinds=kind, sources=source,
         states=state, sort=sort, descending=order == "desc")
-    return DocumentList(documents=[_document_out(d) for d in rows], total=total, offset=offset,
+    return DocumentList(documents=[document_out(d) for d in rows], total=total, offset=offset,
                         limit=limit)
 
 
 @router.get("/documents/{document_id}", response_model=DocumentOut,
              responses=error_responses(401, 404, 422, 500))
 def get_document(session: SessionDep, document: DocumentDep) -> DocumentOut:
-    return _document_out(docs_registry.summarise(session, document),
+    return document_out(docs_registry.summarise(session, document),
                          docs_registry.versions_of(session, document_pk=document.id))
 
 
@@ -127,10 +110,5 @@ def delete_document(runtime: RuntimeDep, session: SessionDep, client: ClientDep,
 @router.get("/jobs/{job_id}", response_model=JobOut,
              responses=error_responses(401, 404, 422, 500))
 def get_job(job_id: str, session: SessionDep, client: ClientDep) -> JobOut:
-    job, document_id, version_id = jobs_registry.job_with_version(
-        session, client_id=client.id, job_id=job_id)
-    return JobOut(job_id=job.id, status=job.status, attempts=job.attempts,
-                  max_attempts=job.max_attempts, progress=job.progress, error=job.error,
-                  document_id=document_id, version_id=version_id,
-                  created_at=job.created_at, started_at=job.started_at,
-                  finished_at=job.finished_at)
+    return job_out(*jobs_registry.job_with_version(session, client_id=client.id,
+                                                   job_id=job_id))

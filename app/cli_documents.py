@@ -1,0 +1,144 @@
+"""`evidence documents list|show` and `evidence jobs show`: what GET /documents and GET /jobs
+answer, read from the registry here (it needs neither models nor the engine, so it works while
+a server runs) or from a server with --server, printed to read at 80 columns."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+from sqlalchemy.orm import Session
+
+from app.cli_http import ServerApi, resolve_key
+from app.cli_search import indented
+from app.settings import Settings
+
+STATE_STYLES = {"published": "green", "failed": "red", "queued": "yellow",
+                "indexing": "yellow", "superseded": "dim"}
+
+
+@contextmanager
+def _registry(settings: Settings, api_key: str | None) -> Iterator[tuple[Session, str]]:
+    """A registry session and the client the key names."""
+    from app.registry import clients as reg
+    from app.registry.database import transaction
+    from app.runtime import open_registry
+
+    key = resolve_key(settings, api_key)
+    engine, sessions = open_registry(settings)
+    try:
+        with transaction(sessions) as session:
+            yield session, reg.client_for_key(session, secret=key).id
+    finally:
+        engine.dispose()
+
+
+def list_documents(settings: Settings, api_key: str | None, server: str | None,
+                   params: dict[str, Any]) -> dict[str, Any]:
+    if server:
+        with ServerApi(server, resolve_key(settings, api_key)) as api:
+            return api.call("GET", "/documents", params=params)
+    from app.api.presenter import document_out
+    from app.api.schemas import DocumentList
+    from app.registry import documents as docs_registry
+
+    with _registry(settings, api_key) as (session, client_id):
+        rows, total = docs_registry.list_documents(
+            session, client_id=client_id, offset=params["offset"], limit=params["limit"],
+            kinds=params["kind"], sources=params["source"], states=params["state"],
+            sort=params["sort"], descending=params["order"] == "desc")
+        return DocumentList(documents=[document_out(r) for r in rows], total=total,
+                            offset=params["offset"], limit=params["limit"]
+                            ).model_dump(mode="json")
+
+
+def show_document(settings: Settings, api_key: str | None, server: str | None,
+                  document_id: str) -> dict[str, Any]:
+    if server:
+        with ServerApi(server, resolve_key(settings, api_key)) as api:
+            return api.call("GET", f"/documents/{document_id}")
+    from app.api.presenter import document_out
+    from app.registry import documents as docs_registry
+
+    with _registry(settings, api_key) as (session, client_id):
+        document = docs_registry.get_document(session, client_id=client_id,
+                                              document_id=document_id)
+        return document_out(docs_registry.summarise(session, document),
+                            docs_registry.versions_of(session, document_pk=document.id)
+                            ).model_dump(mode="json")
+
+
+def show_job(settings: Settings, api_key: str | None, server: str | None,
+             job_id: str) -> dict[str, Any]:
+    if server:
+        with ServerApi(server, resolve_key(settings, api_key)) as api:
+            return api.call("GET", f"/jobs/{job_id}")
+    from app.api.presenter import job_out
+    from app.registry import jobs as jobs_registry
+
+    with _registry(settings, api_key) as (session, client_id):
+        return job_out(*jobs_registry.job_with_version(session, client_id=client_id,
+                                                       job_id=job_id)).model_dump(mode="json")
+
+
+def _state(state: str) -> Text:
+    return Text(state, style=STATE_STYLES.get(state, ""))
+
+
+def print_documents(console: Console, listing: dict[str, Any]) -> None:
+    docs = listing["documents"]
+    first = listing["offset"] + 1
+    console.print(Text(f"{listing['total']} document(s)"
+                       + (f", showing {first}–{first + len(docs) - 1}" if docs and (
+                           listing["offset"] or len(docs) < listing["total"]) else ""),
+                       style="bold"))
+    for doc in docs:
+        head = Text()
+        head.append(doc["document_id"], style="cyan")
+        head.append("  ")
+        head.append_text(_state(doc["state"]))
+        head.append(f"  {doc['kind']} · {doc['version_count']} version(s) · "
+                    f"{doc['chunk_count']} chunks · updated {doc['updated_at'][:16]}",
+                    style="dim")
+        console.print(head)
+        named = doc["title"] or doc["filename"]
+        source = f" · {doc['source']}" if doc.get("source") else ""
+        console.print(indented(Text(f"{named}{source}"), 4))
+        if doc.get("error"):
+            console.print(indented(Text(f"failed: {doc['error']}", style="red"), 4))
+
+
+def print_document(console: Console, doc: dict[str, Any]) -> None:
+    console.print(Text(doc["document_id"], style="bold cyan"))
+    for label, value in (("title", doc["title"]), ("file", doc["filename"]),
+                         ("kind", doc["kind"]), ("source", doc["source"]),
+                         ("path", doc["path"]), ("current", doc["current_version_id"]),
+                         ("created", doc["created_at"]), ("updated", doc["updated_at"])):
+        if value:
+            console.print(Text(f"  {label:8} {value}"))
+    for v in doc.get("versions") or []:
+        line = Text(f"  {v['version_id']:>4} ")
+        line.append_text(_state(v["state"]))
+        line.append(f"  {v['filename']} · {v['size_bytes']:,} bytes · {v['chunk_count']} "
+                    f"chunks · {v['created_at'][:16]}", style="dim")
+        console.print(line)
+    if doc.get("error"):
+        console.print(Text(f"  latest version failed: {doc['error']}", style="red"))
+
+
+def print_job(console: Console, job: dict[str, Any]) -> None:
+    head = Text(f"job {job['job_id']}  ")
+    head.append_text(_state(job["status"]) if job["status"] != "succeeded"
+                     else Text("succeeded", style="green"))
+    console.print(head)
+    console.print(Text(f"  {job['document_id']} {job['version_id']} · attempt "
+                       f"{job['attempts']}/{job['max_attempts']} · "
+                       f"{job['progress']:.0%} done"))
+    for label in ("created_at", "started_at", "finished_at"):
+        if job.get(label):
+            console.print(Text(f"  {label.removesuffix('_at'):8} {job[label]}", style="dim"))
+    if job.get("error"):
+        console.print(Text(f"  error: {job['error']}", style="red"))

@@ -1,0 +1,273 @@
+"""The CLI as people meet it, rendered at 80 columns: search blocks that never squeeze the
+numbers, documents and jobs, filters, explain, and one-line errors instead of tracebacks.
+Against a live server on a free port (fake models) and, for `serve`, with no models at all."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from app import cli
+from app.cli_search import parse_filter_options, print_answer
+from app.errors import BadRequest
+from app.settings import get_settings
+from tests.fakes import fake_models
+from tests.live import LiveServer, free_port, live_server
+
+WIDTH = 80
+LONG_TEXT = ("The quarterly budget report for project Apollo shows spending of $10,000 on "
+             "calibration widgets, which is well within the approved envelope. ") * 3
+
+
+@pytest.fixture
+def narrow(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[CliRunner]:
+    """The CLI printing at 80 columns, with a data folder of its own and no key in the env."""
+    monkeypatch.setattr(cli, "console", Console(width=WIDTH, highlight=False))
+    monkeypatch.setattr(cli, "err", Console(width=WIDTH, stderr=True, highlight=False))
+    monkeypatch.setenv("EVIDENCE_DATA_DIR", str(tmp_path / "cli-data"))
+    monkeypatch.delenv("EVIDENCE_API_KEY", raising=False)
+    get_settings.cache_clear()
+    yield CliRunner()
+    get_settings.cache_clear()
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[LiveServer]:
+    with live_server(tmp_path / "server", fake_models()) as live:
+        stop = threading.Event()
+
+        def work() -> None:  # the worker the CLI's uploads wait for
+            while not stop.wait(0.05):
+                live.worker.drain()
+
+        thread = threading.Thread(target=work, daemon=True)
+        thread.start()
+        try:
+            yield live
+        finally:
+            stop.set()
+            thread.join(timeout=10)
+
+
+def _run(runner: CliRunner, server: LiveServer | None, *args: str) -> tuple[int, str]:
+    extra = ["--server", server.url, "--api-key", server.keys["acme"]] if server else []
+    result = runner.invoke(cli.app, [*args, *extra])
+    return result.exit_code, result.output
+
+
+def _lines_fit(output: str) -> None:
+    too_wide = [line for line in output.splitlines() if len(line) > WIDTH]
+    assert not too_wide, too_wide
+    assert "Traceback" not in output
+
+
+# ---- pure parts ----------------------------------------------------------------------------
+
+def test_filter_options_read_json_values_and_repeat_keys_as_any_of() -> None:
+    assert parse_filter_options(["kind=pdf", "custom.year=2024", "custom.ok=true",
+                                 "custom.tag=a", "custom.tag=b", "custom.code=PO-1=2",
+                                 'custom.ids=["x", 3]', "custom.obj={\"a\": 1}"]) == {
+        "kind": "pdf", "custom.year": 2024, "custom.ok": True, "custom.tag": ["a", "b"],
+        "custom.code": "PO-1=2", "custom.ids": ["x", 3], "custom.obj": '{"a": 1}'}
+    with pytest.raises(BadRequest, match="KEY=VALUE"):
+        parse_filter_options(["kind"])
+
+
+def test_a_search_answer_reads_at_80_columns_with_every_number_whole() -> None:
+    item = {"chunk_id": "c", "chunk_index": 4, "text": LONG_TEXT, "page": 12,
+            "literal_spans": [], "scores": {"dense": 0.8123, "dense_rank": 1,
+                                            "sparse": 7.25, "sparse_rank": 3,
+                                            "fused": 0.0325, "rerank": None}}
+    answer = {"results": [{
+        "rank": 10, "document_version": {"document_id": "a-rather-long-document-name.pdf",
+                                         "version_id": "v12"},
+        "canonical_metadata": {"document": {"title": "Quarterly Budget"}},
+        "retrieval_contributions": [{"lane": "content", "rank": 10}],
+        "content_evidence": {"items": [item], "total": 5, "truncated": True},
+        "metadata_evidence": {"items": [{"key": "custom.project", "value": "Apollo",
+                                         "match": "exact", "spans": []}],
+                              "total": 1, "truncated": False}}],
+        "meta": {"query": "budget", "total": 11, "total_is_lower_bound": False, "offset": 9,
+                 "limit": 1, "has_more": True, "query_time_ms": 4.2,
+                 "retrieval": {"alpha": 0.5, "reranked": False, "reranked_count": 0},
+                 "applied_filters": {"kind": ["pdf"]}, "scope": "both",
+                 "timings": {"total": 4.2},
+                 "lanes": [{"lane": "sparse", "floor": 1.0, "fetched": 40, "kept": 12,
+                            "removed_by_floor": 28, "depth": 40}],
+                 "warnings": ["the BM25 floor (1) removed 28 candidate chunks"]}}
+    console = Console(width=WIDTH, record=True, highlight=False)
+    print_answer(console, answer, explain=True)
+    out = console.export_text()
+    _lines_fit(out)
+    lines = out.splitlines()
+    assert lines[0] == "'budget': 11 document versions, showing 10–10 (scope both)"
+    assert lines[1] == ("10. a-rather-long-document-name.pdf v12 — Quarterly Budget  "
+                        "[content #10]")
+    assert lines[2].startswith("    p. 12: The quarterly budget report")
+    assert len([line for line in lines if line.startswith("    ") and "widgets" in line]) >= 2
+    assert "      dense 0.812 #1 · bm25 7.25 #3 · fused 0.0325" in lines
+    assert "    … 4 more matching chunk(s)" in lines
+    assert '    custom.project = "Apollo" (exact)' in lines
+    assert 'filters: {"kind": ["pdf"]}' in lines
+    assert "sparse lane: fetched 40, kept 12 at or over the floor 1" in lines
+    assert "warning: the BM25 floor (1) removed 28 candidate chunks" in lines
+
+
+# ---- against a live server -----------------------------------------------------------------
+
+def test_ingest_through_a_server_counts_unchanged_and_lists_what_it_skipped(
+        narrow: CliRunner, server: LiveServer, tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "handbook.md").write_text("# Handbook\n\nWidget calibration happens weekly.\n")
+    (folder / "budget.txt").write_text("The budget report for Apollo: widget calibration.")
+    (folder / "tool.exe").write_bytes(b"MZ")
+    (folder / "README").write_text("no extension")
+    code, out = _run(narrow, server, "ingest", str(folder))
+    assert code == 0, out
+    assert "skipped README: unsupported type (no extension)" in out
+    assert "tool.exe: unsupported type .exe" in out
+    assert "published 2, failed 0, unchanged 0 of 2 files (skipped 2)" in out
+    code, out = _run(narrow, server, "ingest", str(folder))
+    assert code == 0 and "published 0, failed 0, unchanged 2 of 2 files" in out, out
+
+
+def test_search_documents_and_jobs_through_a_server_at_80_columns(
+        narrow: CliRunner, server: LiveServer, tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "handbook.md").write_text("# Handbook\n\nWidget calibration happens weekly.\n")
+    (folder / "budget.txt").write_text(LONG_TEXT)
+    (folder / "broken.pdf").write_bytes(b"%PDF-1.4 not a pdf")
+    code, out = _run(narrow, server, "ingest", str(folder), "--source", "wiki")
+    assert code == 2 and "published 2, failed 1" in out, out
+
+    code, out = _run(narrow, server, "search", "quarterly budget report for project Apollo "
+                     "calibration widgets", "--alpha", "1",
+                     "--explain", "--filter", "kind=txt")
+    assert code == 0, out
+    _lines_fit(out)
+    assert " 1. budget.txt v1  [content #1]" in out
+    assert "handbook.md" not in out  # filtered out
+    assert "dense 0." in out and "fused " in out
+    assert "dense lane: fetched" in out and 'filters: {"kind": ["txt"]}' in out
+
+    code, out = _run(narrow, server, "search", "widget", "--scope", "metadata")
+    assert code == 1 and out.startswith("error: METADATA_DISCOVERY_NOT_READY:"), out
+    code, out = _run(narrow, server, "search", "widget", "--filter", "kind=3", "--json")
+    assert code == 1 and "INVALID_FILTER" in out, out  # 3 read as a number: kinds are words
+
+    code, out = _run(narrow, server, "documents", "list", "--sort", "document_id")
+    assert code == 0, out
+    _lines_fit(out)
+    lines = out.splitlines()
+    assert lines[0] == "3 document(s)"
+    assert lines[1].startswith("broken.pdf  failed  pdf · 1 version(s) · 0 chunks")
+    assert lines[2] == "    broken.pdf · wiki"
+    assert lines[3].startswith("    failed: ")
+    assert any(line.startswith("handbook.md  published") for line in lines)
+    assert "    Handbook · wiki" in lines
+    code, out = _run(narrow, server, "documents", "list", "--state", "failed", "--json")
+    assert [d["document_id"] for d in json.loads(out)["documents"]] == ["broken.pdf"]
+    code, out = _run(narrow, server, "documents", "list", "--kind", "exe")
+    assert code == 2 and "exe: use pdf, docx, html, md, txt" in out, out
+
+    code, out = _run(narrow, server, "documents", "show", "handbook.md")
+    assert code == 0, out
+    _lines_fit(out)
+    assert "  title    Handbook" in out and "    v1 published  handbook.md · " in out
+    code, out = _run(narrow, server, "documents", "show", "nope")
+    assert code == 1 and out.startswith("error: DOCUMENT_NOT_FOUND: no document 'nope'"), out
+
+    code, out = _run(narrow, server, "documents", "list", "--json")
+    uploads = json.loads(out)["documents"]
+    job_id = server.runtime.sessions().execute(  # the broken file's job, as the API knows it
+        __import__("sqlalchemy").text("select id from ingestion_jobs where status='failed'")
+    ).scalar_one()
+    assert uploads
+    code, out = _run(narrow, server, "jobs", "show", job_id)
+    assert code == 0, out
+    _lines_fit(out)
+    assert out.startswith(f"job {job_id}  failed")
+    assert "broken.pdf v1 · attempt 1/" in out and "  error: " in out
+
+
+# ---- errors as one line --------------------------------------------------------------------
+
+def test_a_server_that_is_not_there_is_one_line_naming_the_url(narrow: CliRunner,
+                                                               tmp_path: Path) -> None:
+    url = f"http://127.0.0.1:{free_port()}"
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.txt").write_text("text")
+    for args in (["ingest", str(folder)], ["search", "x"], ["documents", "list"],
+                 ["jobs", "show", "j"]):
+        result = narrow.invoke(cli.app, [*args, "--server", url, "--api-key", "k"])
+        assert result.exit_code == 1, (args, result.output)
+        assert " ".join(result.output.split()) == (  # one message, wrapped at 80 columns
+            f"error: SERVER_UNREACHABLE: cannot reach the server at {url}: start it with "
+            "`evidence serve`, or pass --server with its URL"), result.output
+
+
+def test_a_missing_or_refused_key_names_the_option_and_the_variable(
+        narrow: CliRunner, server: LiveServer) -> None:
+    missing = narrow.invoke(cli.app, ["documents", "list", "--server", server.url])
+    assert missing.exit_code == 1
+    assert "no API key: pass --api-key or set EVIDENCE_API_KEY" in missing.output
+    refused = narrow.invoke(cli.app, ["search", "x", "--server", server.url,
+                                      "--api-key", "wrong"])
+    assert refused.exit_code == 1 and "Traceback" not in refused.output
+    assert refused.output.startswith("error: API_KEY_INVALID: the server refused the API key")
+    assert "pass --api-key or set EVIDENCE_API_KEY" in refused.output
+
+
+def test_no_models_is_one_line_pointing_at_the_install(narrow: CliRunner,
+                                                       monkeypatch: pytest.MonkeyPatch,
+                                                       tmp_path: Path) -> None:
+    monkeypatch.setenv("EVIDENCE_MODELS__DIR", str(tmp_path / "no-models"))
+    get_settings.cache_clear()
+    for args in (["serve", "--port", str(free_port())], ["search", "x", "--api-key", "k"]):
+        result = narrow.invoke(cli.app, args)
+        assert result.exit_code == 1, result.output
+        said = " ".join(result.output.split())  # one message, wrapped at 80 columns
+        assert said.startswith("error: ") and said.count("error") == 1, said
+        assert said.endswith("no-models: run `evidence models install`"), said
+
+
+def test_the_console_script_ends_anything_unforeseen_in_one_line(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    def broken() -> None:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(cli, "app", broken)
+    monkeypatch.delenv("EVIDENCE_DEBUG", raising=False)
+    with pytest.raises(SystemExit) as exited:
+        cli.main()
+    assert exited.value.code == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: RuntimeError: disk on fire (EVIDENCE_DEBUG=1")
+    assert "Traceback" not in err
+
+
+def test_every_option_has_help(narrow: CliRunner) -> None:
+    import click
+    import typer.main
+
+    group = typer.main.get_command(cli.app)
+
+    def walk(command: click.Command, path: str) -> Iterator[tuple[str, click.Parameter]]:
+        for param in command.params:
+            yield path, param
+        if isinstance(command, click.Group):
+            for name, sub in command.commands.items():
+                yield from walk(sub, f"{path} {name}")
+
+    missing = [f"{path} {p.name}" for path, p in walk(group, "evidence")
+               if isinstance(p, click.Option) and not p.help and p.name != "help"]
+    assert not missing, missing
