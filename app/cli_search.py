@@ -166,8 +166,9 @@ def print_answer(console: Console, answer: dict[str, Any], *, explain: bool = Fa
     if explain:
         for lane in meta.get("lanes") or []:
             console.print(Text(
-                f"{lane['lane']} lane: fetched {lane['fetched']}, kept {lane['kept']} at or "
-                f"over the floor {lane['floor']:g}", style="dim"))
+                f"{lane['lane']} lane: fetched {lane['fetched']}, kept {lane['kept']}"
+                + (f" at or over the floor {lane['floor']:g}" if lane["floor"] is not None
+                   else " (no floor)"), style="dim"))
         timings = ", ".join(f"{k} {v:.1f}" for k, v in meta.get("timings", {}).items())
         console.print(Text(f"timings ms: {timings}", style="dim"))
     for warning in meta.get("warnings", []):

@@ -60,9 +60,12 @@ class SearchSettings(_Group):
     """Search defaults. Floors left unset take the installed model profile's calibrated values."""
 
     hybrid_alpha: float = Field(0.5, ge=0.0, le=1.0)
-    # "rank" is the contract's weighted reciprocal-rank fusion; "relative_score" (opt-in, outside
-    # the contract) fuses min-max-scaled lane scores instead (app/search/fusion.py).
-    fusion: Literal["rank", "relative_score"] = "rank"
+    # "rank" is the contract's weighted reciprocal-rank fusion; "dbsf" and "relative_score"
+    # (opt-in, outside the contract) fuse scaled lane scores instead (app/search/fusion.py).
+    fusion: Literal["rank", "dbsf", "relative_score"] = "rank"
+    # Whether the score fusions apply the lane floors too (rank fusion always does): chosen by
+    # a cross-validated, paired comparison (docs/BENCHMARKS.md).
+    score_fusion_floors: bool = True
     dense_floor: float | None = None
     sparse_floor: float | None = None
     embed_timeout_s: float = 10.0

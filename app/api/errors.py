@@ -15,7 +15,7 @@ from app.errors import ServiceError
 FIELD_CODES = {
     "query": "INVALID_QUERY", "alpha": "INVALID_ALPHA", "scope": "INVALID_SCOPE",
     "limit": "INVALID_LIMIT", "offset": "INVALID_OFFSET", "filters": "INVALID_FILTER",
-    "rerank": "INVALID_REQUEST", "explain": "INVALID_REQUEST",
+    "rerank": "INVALID_REQUEST", "explain": "INVALID_REQUEST", "fusion": "INVALID_FUSION",
 }
 
 

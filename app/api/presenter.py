@@ -5,6 +5,8 @@ Literal spans are computed here, for the evidence shown; explain adds each item'
 
 from __future__ import annotations
 
+import math
+
 from app.api.schemas import (
     ContentEvidence,
     ContentItem,
@@ -36,7 +38,8 @@ from app.store.payload import HEADING_PATH, LINE_END, LINE_START, PAGE, TEXT
 
 def search_query(body: SearchRequest) -> SearchQuery:
     return SearchQuery(query=body.query, scope=body.scope, alpha=body.alpha, rerank=body.rerank,
-                       filters=body.filters, offset=body.offset, limit=body.limit)
+                       filters=body.filters, offset=body.offset, limit=body.limit,
+                       fusion=body.fusion)
 
 
 def evidence_result(answer: SearchAnswer, *, explain: bool) -> EvidenceResult:
@@ -54,11 +57,13 @@ def evidence_result(answer: SearchAnswer, *, explain: bool) -> EvidenceResult:
         query=answer.query, total=answer.total, total_is_lower_bound=answer.total_is_lower_bound,
         offset=answer.offset, limit=answer.limit, has_more=answer.has_more,
         query_time_ms=answer.timings["total"],
-        retrieval=RetrievalInfo(alpha=answer.alpha, reranked=answer.reranked,
+        retrieval=RetrievalInfo(alpha=answer.alpha, fusion=answer.fusion,  # type: ignore[arg-type]
+                                reranked=answer.reranked,
                                 reranked_count=answer.reranked_count),
         applied_filters=answer.applied_filters, scope=answer.scope, timings=answer.timings,
         warnings=answer.warnings,
-        lanes=[LaneExplain(lane=r.lane, floor=r.floor, fetched=r.fetched, kept=r.kept,  # type: ignore[arg-type]
+        lanes=[LaneExplain(lane=r.lane, floor=r.floor if math.isfinite(r.floor) else None,
+                           fetched=r.fetched, kept=r.kept,  # type: ignore[arg-type]
                            removed_by_floor=r.fetched - r.kept, depth=r.depth)
                for r in answer.lanes] if explain else None))
 
@@ -92,7 +97,8 @@ def _item(c: Candidate, terms: frozenset[str], explain: bool) -> ContentItem:
         heading_path=list(c.payload.get(HEADING_PATH) or []),
         line_start=c.payload.get(LINE_START), line_end=c.payload.get(LINE_END),
         scores=Scores(dense=c.dense_score, dense_rank=c.dense_rank, sparse=c.sparse_score,
-                      sparse_rank=c.sparse_rank, fused=c.fused, rerank=c.rerank_score)
+                      sparse_rank=c.sparse_rank, fused=c.fused, rerank=c.rerank_score,
+                      dense_scaled=c.dense_scaled, sparse_scaled=c.sparse_scaled)
         if explain else None)
 
 

@@ -48,6 +48,12 @@ class JobStatus(StrEnum):
     failed = "failed"
 
 
+class Fusion(StrEnum):
+    rank = "rank"
+    dbsf = "dbsf"
+    relative_score = "relative_score"
+
+
 class DocumentKind(StrEnum):
     pdf = "pdf"
     docx = "docx"
@@ -141,6 +147,11 @@ class SearchRequest(BaseModel):
     alpha: float | None = Field(None, ge=0.0, le=1.0,
                                 description="Dense weight; default HYBRID_ALPHA (0.5)")
     rerank: bool = Field(False, description="Rerank the fused window with the cross-encoder")
+    fusion: Annotated[Fusion | None, Field(strict=False)] = Field(  # JSON strings, as scope
+        None, description="How the lanes are fused: rank (the contract's weighted reciprocal "
+                          "rank, the default unless EVIDENCE_SEARCH__FUSION says otherwise), "
+                          "dbsf (each lane's scores scaled to its mean ± 3σ) or relative_score "
+                          "(min-max)")
     filters: dict[str, FilterValue] = Field(
         default_factory=dict,
         description="Exact filters: a reserved key (document_id, version_id, kind, source) or "
@@ -182,6 +193,10 @@ class Scores(BaseModel):
     sparse_rank: int | None = None
     fused: float
     rerank: float | None = None
+    dense_scaled: float | None = Field(None, description="dbsf / relative_score: the dense "
+                                                         "score on the fused scale")
+    sparse_scaled: float | None = Field(None, description="dbsf / relative_score: the BM25 "
+                                                          "score on the fused scale")
 
 
 class LiteralSpan(BaseModel):
@@ -234,7 +249,7 @@ class LaneExplain(BaseModel):
     """With ``explain``: what a content lane's score floor did to its candidates."""
 
     lane: Literal["dense", "sparse"]
-    floor: float = Field(description="The lane's score floor")
+    floor: float | None = Field(description="The lane's score floor; null: none applied")
     fetched: int = Field(description="Candidate chunks the lane fetched")
     kept: int = Field(description="Candidates at or over the floor")
     removed_by_floor: int
@@ -243,6 +258,7 @@ class LaneExplain(BaseModel):
 
 class RetrievalInfo(BaseModel):
     alpha: float
+    fusion: Fusion = Field(Fusion.rank, description="The fusion used (additive)")
     reranked: bool
     reranked_count: int
 

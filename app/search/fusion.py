@@ -8,10 +8,20 @@ a lane that did not find the chunk adding nothing. alpha weighs the dense lane, 
 sparse lane (alpha = 0.5 gives each lane half of plain RRF). Only ranks are combined, so cosine
 and BM25 scores need no calibration. Ties are broken by chunk id, so the order is stable.
 
-``fuse_relative_scores`` is the opt-in alternative (``EVIDENCE_SEARCH__FUSION=relative_score``,
-outside the contract, which fuses by rank): each lane's raw scores min-max scaled to [0, 1] over
-that lane's candidates, then ``alpha * dense + (1 - alpha) * sparse`` — LlamaIndex's "relative
-score fusion", measured beside rank fusion in docs/BENCHMARKS.md.
+Two score fusions are opt-in (per request ``fusion``, or ``EVIDENCE_SEARCH__FUSION``; outside
+the contract, which fuses by rank). Both scale each lane's raw scores over that lane's
+candidates for this query, then sum ``alpha * dense + (1 - alpha) * sparse`` per chunk (a lane
+that did not find a chunk adds nothing):
+
+- ``fuse_dbsf`` — distribution-based score fusion (Mazzeschi, 2023, "Distribution-Based Score
+  Fusion (DBSF)"; Qdrant's Query API offers it unweighted): a lane's scores s with mean μ and
+  (population) standard deviation σ become ``(s - (μ - 3σ)) / 6σ``, so the lane's spread, not
+  its single best and worst candidate, sets the scale; a lane whose candidates all score the
+  same gives each 0.5. Not clipped: a candidate beyond μ + 3σ keeps its lead.
+- ``fuse_relative_scores`` — min-max: ``(s - min) / (max - min)`` (LlamaIndex's "relative
+  score fusion"; equal scores give 1.0).
+
+Measured against rank fusion, per query with a paired bootstrap, in docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -37,24 +47,42 @@ def fuse_relative_scores(dense: list[Candidate], sparse: list[Candidate], *,
                          alpha: float) -> list[Candidate]:
     """Merge two lanes by min-max-scaled raw scores; a lane whose candidates all score the same
     gives each of them 1.0, a lane that did not find a chunk adds nothing."""
-    dense_scaled = _min_max({c.point_id: c.dense_score for c in dense})
-    sparse_scaled = _min_max({c.point_id: c.sparse_score for c in sparse})
+    return _score_fusion(dense, sparse, alpha, _min_max)
+
+
+def fuse_dbsf(dense: list[Candidate], sparse: list[Candidate], *,
+              alpha: float) -> list[Candidate]:
+    """Merge two lanes by their scores scaled to each lane's mean ± 3 standard deviations."""
+    return _score_fusion(dense, sparse, alpha, _three_sigma)
+
+
+def _score_fusion(dense: list[Candidate], sparse: list[Candidate], alpha: float,
+                  scale: Callable[[dict[str, float | None]], dict[str, float]]
+                  ) -> list[Candidate]:
+    dense_scaled = scale({c.point_id: c.dense_score for c in dense})
+    sparse_scaled = scale({c.point_id: c.sparse_score for c in sparse})
     return _combine(dense, sparse, {i: alpha * v for i, v in dense_scaled.items()},
-                    {i: (1.0 - alpha) * v for i, v in sparse_scaled.items()})
+                    {i: (1.0 - alpha) * v for i, v in sparse_scaled.items()},
+                    dense_scaled, sparse_scaled)
 
 
 def _combine(dense: list[Candidate], sparse: list[Candidate], dense_part: dict[str, float],
-             sparse_part: dict[str, float]) -> list[Candidate]:
+             sparse_part: dict[str, float], dense_scaled: dict[str, float] | None = None,
+             sparse_scaled: dict[str, float] | None = None) -> list[Candidate]:
     """One candidate per chunk, scored by the sum of its lanes' parts (a lane that did not
-    find it adds nothing), ordered by that score, then chunk id."""
+    find it adds nothing), ordered by that score, then chunk id. The scaled lane scores of a
+    score fusion ride along for explain."""
     from_sparse = {c.point_id: c for c in sparse}
+    dense_scaled, sparse_scaled = dense_scaled or {}, sparse_scaled or {}
     fused = []
     for c in dense:
         s = from_sparse.pop(c.point_id, None)
         fused.append(_merged(c, s, dense_part.get(c.point_id, 0.0)
-                             + sparse_part.get(c.point_id, 0.0)))
+                             + sparse_part.get(c.point_id, 0.0),
+                             dense_scaled.get(c.point_id), sparse_scaled.get(c.point_id)))
     for s in from_sparse.values():
-        fused.append(_merged(s, s, sparse_part.get(s.point_id, 0.0)))
+        fused.append(_merged(s, s, sparse_part.get(s.point_id, 0.0), None,
+                             sparse_scaled.get(s.point_id)))
     fused.sort(key=lambda c: (-c.fused, c.tie_key()))
     return fused
 
@@ -69,15 +97,30 @@ def _min_max(scores: dict[str, float | None]) -> dict[str, float]:
             for k, v in scores.items()}
 
 
+def _three_sigma(scores: dict[str, float | None]) -> dict[str, float]:
+    values = [v for v in scores.values() if v is not None]
+    if not values:
+        return {}
+    mean = sum(values) / len(values)
+    sigma = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
+    low = mean - 3 * sigma
+    return {k: ((v - low) / (6 * sigma) if sigma else 0.5) if v is not None else 0.0
+            for k, v in scores.items()}
+
+
 Fuser = Callable[..., list[Candidate]]
-FUSERS: dict[str, Fuser] = {"rank": fuse, "relative_score": fuse_relative_scores}
+FUSERS: dict[str, Fuser] = {"rank": fuse, "dbsf": fuse_dbsf,
+                            "relative_score": fuse_relative_scores}
+SCORE_FUSIONS = frozenset({"dbsf", "relative_score"})
 
 
-def _merged(c: Candidate, s: Candidate | None, fused: float) -> Candidate:
+def _merged(c: Candidate, s: Candidate | None, fused: float, dense_scaled: float | None = None,
+            sparse_scaled: float | None = None) -> Candidate:
     """A new candidate carrying both lanes' scores (direct construction: this runs for every
     candidate of every search, and dataclasses.replace costs ~3x as much)."""
     return Candidate(point_id=c.point_id, document_id=c.document_id, version_id=c.version_id,
                      chunk_index=c.chunk_index, payload=c.payload, dense_score=c.dense_score,
                      dense_rank=c.dense_rank, sparse_score=s.sparse_score if s else None,
                      sparse_rank=s.sparse_rank if s else None, fused=fused,
-                     rerank_score=c.rerank_score)
+                     rerank_score=c.rerank_score, dense_scaled=dense_scaled,
+                     sparse_scaled=sparse_scaled)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from app.bm25 import CorpusLookup, weigh_query
 from app.errors import Unavailable
 from app.models.loading import LoadedModels
-from app.search.fusion import FUSERS
+from app.search.fusion import FUSERS, SCORE_FUSIONS
 from app.search.grouping import group_versions
 from app.search.lanes import dense_lane, hydrate, sparse_lane
 from app.search.rerank import rerank as rerank_stage
@@ -37,6 +37,7 @@ class SearchPlan:
     filter: ChunkFilter
     # The client's BM25 statistics for the query's terms (its own IDF: app/bm25.py).
     corpus: CorpusLookup
+    fusion: str = "rank"  # app/search/fusion.py FUSERS
 
 
 @dataclass
@@ -117,6 +118,12 @@ class SearchEngine:
                                   "results by keywords only")
         return None
 
+    def floors(self, fusion: str) -> dict[str, float]:
+        """Each lane's floor under this fusion: a score fusion may go without (settings)."""
+        if fusion in SCORE_FUSIONS and not self.settings.score_fusion_floors:
+            return {"dense": float("-inf"), "sparse": float("-inf")}
+        return {"dense": self.dense_floor, "sparse": self.sparse_floor}
+
     def _why_so_few(self, plan: SearchPlan, lanes: list[LaneResult], total: int) -> list[str]:
         """Honest emptiness, when fewer versions than asked were found: nothing indexed, or
         nothing passing the filters, or how many candidates each lane's floor removed."""
@@ -127,7 +134,7 @@ class SearchEngine:
             return ["nothing is indexed yet: this client has no published document version"]
         if total == 0 and plan.filter != client_only and self.store.count(plan.filter) == 0:
             return ["no published document version matches these filters"]
-        floors = {"dense": self.dense_floor, "sparse": self.sparse_floor}
+        floors = self.floors(plan.fusion)
         removed = {lane.lane: lane.fetched - len(lane.hits) for lane in lanes}
         if not any(removed.values()):
             return []
@@ -153,6 +160,7 @@ class SearchEngine:
             terms = self.models.sparse.embed_query(plan.query)
             sparse_vector = weigh_query(terms, plan.corpus(terms.indices))
 
+        floors = self.floors(plan.fusion)
         needed = plan.limit
         ceiling = self.settings.candidate_ceiling
         depth = min(ceiling, max(MIN_DEPTH, 4 * needed))
@@ -163,7 +171,7 @@ class SearchEngine:
             clock.t = time.perf_counter()
             if use_sparse and sparse_vector is not None:
                 lane = sparse_lane(self.store, sparse_vector, plan.filter, depth=depth,
-                                   floor=self.sparse_floor)
+                                   floor=floors["sparse"])
                 lanes.append(lane)
                 sparse_hits = list(lane.hits)
             clock.lap("sparse")
@@ -176,11 +184,11 @@ class SearchEngine:
                     use_dense = False
             if use_dense and vector is not None:
                 lane = dense_lane(self.store, vector, plan.filter, depth=depth,
-                                  floor=self.dense_floor)
+                                  floor=floors["dense"])
                 lanes.append(lane)
                 dense_hits = list(lane.hits)
             clock.lap("dense")
-            fused = FUSERS[self.settings.fusion](dense_hits, sparse_hits, alpha=plan.alpha)
+            fused = FUSERS[plan.fusion](dense_hits, sparse_hits, alpha=plan.alpha)
             clock.lap("fuse")
             complete = all(lane.exhausted for lane in lanes)
             if complete or depth >= ceiling:
@@ -205,7 +213,6 @@ class SearchEngine:
         total = len(versions)
         lower_bound = not complete
         trace.warnings.extend(self._why_so_few(plan, lanes, total))
-        floors = {"dense": self.dense_floor, "sparse": self.sparse_floor}
         trace.lanes = [LaneReport(lane=lane.lane, floor=floors[lane.lane], fetched=lane.fetched,
                                   kept=len(lane.hits), depth=lane.depth) for lane in lanes]
         trace.timings = {k: trace.timings.get(k, 0.0) for k in STEPS}

@@ -42,6 +42,7 @@ class SearchQuery:
     filters: Mapping[str, Any] = field(default_factory=dict)
     offset: int = 0
     limit: int = 10
+    fusion: str | None = None  # None: the settings' default (rank, the contract's)
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ class SearchAnswer:
     alpha: float
     reranked: bool
     reranked_count: int
+    fusion: str
     applied_filters: dict[str, list]
     timings: dict[str, float]
     warnings: list[str]
@@ -95,6 +97,7 @@ class SearchService:
                 key_types.setdefault(key, set()).add(kind)
         flt, applied = parse_filters(query.filters, client_id=client_id, key_types=key_types)
         alpha = self.default_alpha if query.alpha is None else query.alpha
+        fusion = query.fusion or self.engine.settings.fusion
 
         content: list[VersionHit] = []
         timings: dict[str, float] = {}
@@ -104,7 +107,7 @@ class SearchService:
         if query.scope in ("content", "both"):
             outcome = self.engine.search(SearchPlan(
                 query=query.query, alpha=alpha, rerank=query.rerank, limit=window, filter=flt,
-                corpus=client_corpus(session, client_id)))
+                corpus=client_corpus(session, client_id), fusion=fusion))
             content, lower_bound = outcome.versions, outcome.total_is_lower_bound
             reranked, reranked_count = outcome.reranked, outcome.reranked_count
             timings.update(outcome.trace.timings)
@@ -142,6 +145,7 @@ class SearchService:
             query=query.query, scope=query.scope, rows=rows, total=total,
             total_is_lower_bound=lower_bound, offset=query.offset, limit=query.limit,
             has_more=total > window or (lower_bound and total >= window), alpha=alpha,
+            fusion=fusion,
             reranked=reranked, reranked_count=reranked_count, applied_filters=applied,
             timings=timings, warnings=warnings, lanes=lanes)
 

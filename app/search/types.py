@@ -23,6 +23,9 @@ class Candidate:
     sparse_rank: int | None = None
     fused: float = 0.0
     rerank_score: float | None = None
+    # a score fusion's lane scores on their common scale (app/search/fusion.py), for explain
+    dense_scaled: float | None = None
+    sparse_scaled: float | None = None
 
     @property
     def chunk_id(self) -> str:

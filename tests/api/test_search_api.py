@@ -49,7 +49,8 @@ def test_answer_has_exactly_the_contract_shape(svc: Service) -> None:
     assert {"query", "total", "total_is_lower_bound", "offset", "limit", "has_more",
             "query_time_ms", "retrieval", "applied_filters"} <= set(meta)
     assert meta["query"] == "budget report" and meta["scope"] == "content"
-    assert meta["retrieval"] == {"alpha": 0.5, "reranked": False, "reranked_count": 0}
+    assert meta["retrieval"] == {"alpha": 0.5, "fusion": "rank", "reranked": False,
+                                 "reranked_count": 0}
     assert set(meta["timings"]) == {"embed", "dense", "sparse", "fuse", "rerank", "group",
                                     "total"}
     assert meta["query_time_ms"] == meta["timings"]["total"]
@@ -74,7 +75,7 @@ def test_openapi_schema_of_search_names_every_contract_field(svc: Service) -> No
     if text:
         assert example_keys - data_keys <= ours, example_keys - data_keys - ours
     assert props("SearchRequest") == {"query", "scope", "alpha", "rerank", "filters", "offset",
-                                      "limit", "explain"}
+                                      "limit", "explain", "fusion"}  # fusion: additive
     assert schema["paths"]["/search"]["post"]["responses"]["200"]["content"][
         "application/json"]["schema"]["$ref"].endswith("/EvidenceResult")
 
@@ -340,3 +341,38 @@ def test_canonical_metadata_leaves_absent_keys_out_and_passes_unknown_ones_throu
     older = {"schema_version": "2", "source": {"filename": "a", "legacy": 1}, "future": {}}
     assert CanonicalMetadata.model_validate(older).model_dump()["source"] == {
         "filename": "a", "legacy": 1}
+
+
+def test_dbsf_fusion_end_to_end_per_request_and_as_the_default(tmp_path: Path) -> None:
+    from tests.conftest import make_settings
+
+    settings = make_settings(tmp_path)
+    settings.search.score_fusion_floors = False
+    with running_service(tmp_path, fake_models(), settings=settings) as svc:
+        svc.ingest("a.txt", "budget report for apollo", document_id="a")
+        svc.ingest("b.txt", "holiday rota for the spring", document_id="b")
+        # rank fusion keeps the floors: BM25's IDF on two documents is under 1.0
+        ranked = svc.search(query="budget", alpha=0).json()
+        assert ranked["results"] == [] and ranked["meta"]["retrieval"]["fusion"] == "rank"
+        answer = svc.search(query="budget", alpha=0, fusion="dbsf", explain=True)
+        assert answer.status_code == 200, answer.text
+        body = answer.json()
+        assert body["meta"]["retrieval"]["fusion"] == "dbsf"
+        assert [r["document_version"]["document_id"] for r in body["results"]] == ["a"]
+        scores = body["results"][0]["content_evidence"]["items"][0]["scores"]
+        assert scores["sparse_scaled"] == 0.5 and scores["dense_scaled"] is None  # one hit
+        assert scores["fused"] == 0.5  # (1 − alpha) · 0.5
+        assert body["meta"]["lanes"] == [{"lane": "sparse", "floor": None, "fetched": 1,
+                                          "kept": 1, "removed_by_floor": 0,
+                                          "depth": body["meta"]["lanes"][0]["depth"]}]
+        bad = svc.search(query="budget", fusion="borda")
+        assert bad.status_code == 422 and bad.json()["error"]["code"] == "INVALID_FUSION"
+
+    settings = make_settings(tmp_path / "default")
+    settings.search.fusion = "dbsf"
+    with running_service(tmp_path / "default", fake_models(), settings=settings) as svc:
+        svc.ingest("a.txt", "budget report for apollo", document_id="a")
+        meta = svc.search(query="budget report apollo").json()["meta"]
+        assert meta["retrieval"]["fusion"] == "dbsf"
+        assert svc.search(query="budget", fusion="rank").json()["meta"]["retrieval"][
+            "fusion"] == "rank"

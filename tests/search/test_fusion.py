@@ -1,6 +1,6 @@
 import pytest
 
-from app.search.fusion import fuse, fuse_relative_scores
+from app.search.fusion import fuse, fuse_dbsf, fuse_relative_scores
 from tests.search.helpers import cand
 
 
@@ -62,3 +62,35 @@ def test_hand_computed_relative_score_fusion() -> None:
 def test_relative_scores_of_a_one_candidate_lane_count_fully() -> None:
     fused = fuse_relative_scores([], [cand("s", 0, sparse=3.2, sparse_rank=1)], alpha=0.25)
     assert [(c.chunk_id, c.fused) for c in fused] == [("s:0", 0.75)]
+
+
+def test_hand_computed_distribution_based_score_fusion() -> None:
+    dense = [cand("a", 0, dense=0.9, dense_rank=1), cand("c", 0, dense=0.7, dense_rank=2),
+             cand("b", 0, dense=0.5, dense_rank=3)]
+    sparse = [cand("c", 0, sparse=10.0, sparse_rank=1), cand("a", 0, sparse=4.0, sparse_rank=2)]
+    fused = fuse_dbsf(dense, sparse, alpha=0.6)
+    # dense: μ 0.7, σ = sqrt(0.08 / 3) = 0.163299; scaled = 0.5 + (s − μ) / 6σ:
+    #   a 0.704124, c 0.5, b 0.295876
+    # sparse: μ 7, σ 3; scaled = (s − (7 − 9)) / 18: c 0.666667, a 0.333333
+    # a: 0.6 · 0.704124 + 0.4 · 0.333333 = 0.555808
+    # c: 0.6 · 0.5      + 0.4 · 0.666667 = 0.566667
+    # b: 0.6 · 0.295876                  = 0.177526
+    assert [(c.chunk_id, round(c.fused, 6)) for c in fused] == [
+        ("c:0", 0.566667), ("a:0", 0.555808), ("b:0", 0.177526)]
+    a = fused[1]
+    assert (round(a.dense_scaled, 6), round(a.sparse_scaled, 6)) == (0.704124, 0.333333)
+    assert (a.dense_score, a.sparse_score, a.dense_rank, a.sparse_rank) == (0.9, 4.0, 1, 2)
+    assert fused[2].sparse_scaled is None  # b: the BM25 lane did not find it
+
+
+def test_dbsf_of_a_lane_whose_scores_are_all_equal_gives_each_the_middle() -> None:
+    fused = fuse_dbsf([], [cand("s", 0, sparse=3.2, sparse_rank=1),
+                           cand("t", 0, sparse=3.2, sparse_rank=2)], alpha=0.25)
+    assert [(c.chunk_id, c.fused) for c in fused] == [("s:0", 0.375), ("t:0", 0.375)]
+
+
+def test_dbsf_does_not_clip_an_outlier() -> None:
+    scores = [10.0] + [1.0] * 20  # μ 1.43, σ 1.92: the outlier sits beyond μ + 3σ
+    fused = fuse_dbsf([cand(f"d{i}", 0, dense=s, dense_rank=i + 1)
+                       for i, s in enumerate(scores)], [], alpha=1.0)
+    assert fused[0].chunk_id == "d0:0" and fused[0].fused > 1.0
