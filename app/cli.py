@@ -383,10 +383,23 @@ def eval_command(
     share: Annotated[float, typer.Option(help="share of relevant hits a floor keeps")] = 0.99,
     json_out: Annotated[Path | None, typer.Option(help="write the figures as JSON")] = None,
     fusion: Annotated[str, typer.Option(
-        help="fusions to compare on the hybrid modes: rank (the contract's), relative_score"
-    )] = "rank",
+        help="fusions to compare on the hybrid modes: rank (the contract's), dbsf, "
+             "relative_score")] = "rank",
+    compare: Annotated[tuple[str, str] | None, typer.Option(
+        metavar="A B", help="compare two configurations per query with a paired bootstrap "
+                            "interval, e.g. --compare fusion=rank,alpha=0.5 "
+                            "fusion=dbsf,alpha=0.5 (keys: fusion, alpha, floors=on|off, "
+                            "rerank=on|off)")] = None,
+    sweep: Annotated[list[str] | None, typer.Option(
+        help="a parameter sweep, repeatable: alpha=0.3|0.5|0.7; every combination over "
+             "--base, judged by --folds cross-validation")] = None,
+    base: Annotated[str, typer.Option(
+        help="the configuration a sweep varies and its choice is compared with")]
+    = "fusion=rank,alpha=0.5",
+    folds: Annotated[int, typer.Option(min=2, help="folds of the cross-validation")] = 5,
 ) -> None:
-    """nDCG@10, recall@100, MRR@10 and latency per mode through the real ingest and search."""
+    """nDCG@10, recall@100, MRR@10 and latency per mode through the real ingest and search;
+    with --compare or --sweep, per-query comparisons with intervals instead."""
     from rich.table import Table
 
     from app.search.fusion import FUSERS
@@ -416,6 +429,17 @@ def eval_command(
                                                                         total=total))
         console.print(f"{len(data.corpus)} documents in the index ({ingested} ingested now in "
                       f"{seconds:.1f} s), {len(data.queries)} queries")
+        if compare or sweep:
+            from evaluation.report import run_comparison
+
+            try:
+                report = run_comparison(console, runtime, client_id, data, compare=compare,
+                                        sweeps=sweep or [], base=base, folds=folds)
+            except ValueError as exc:
+                raise typer.BadParameter(str(exc)) from None
+            if json_out:
+                json_out.write_text(json.dumps(report, indent=2))
+            return
         modes = [("keyword", 0.0, False), ("dense", 1.0, False)] + [
             (f"hybrid a={a}", float(a), False) for a in alphas.split(",") if a.strip()]
         if runtime.models.reranker is not None:

@@ -61,5 +61,30 @@ def test_eval_prints_every_mode_and_calibration(tmp_path: Path, real_models,  # 
         assert again.exit_code == 0 and "(0 ingested now" in again.output.replace("\n", " ")
         unknown = CliRunner().invoke(app, ["eval", str(dataset), "--fusion", "borda"])
         assert unknown.exit_code == 2 and "unknown fusion ['borda']" in unknown.output
+
+        compared = CliRunner().invoke(app, [
+            "eval", str(dataset), "--compare", "fusion=rank,alpha=0.5", "fusion=dbsf,alpha=0.5",
+            "--json-out", str(out)])
+        assert compared.exit_code == 0, compared.output
+        text = " ".join(compared.output.split())
+        assert "B − A = +0.0000, paired bootstrap 95 % interval [+0.0000, +0.0000]" in text
+        assert "tied on 3" in text
+        report = json.loads(out.read_text())["compare"]
+        assert report["per_query"]["fusion=dbsf,alpha=0.5,floors=on"] == {
+            "q1": 1.0, "q2": 1.0, "q3": 1.0}
+
+        swept = CliRunner().invoke(app, [
+            "eval", str(dataset), "--sweep", "alpha=0|1", "--base", "fusion=dbsf",
+            "--folds", "3", "--json-out", str(out)])
+        assert swept.exit_code == 0, swept.output
+        sweep = json.loads(out.read_text())["sweep"]
+        assert set(sweep["per_query"]) == {"fusion=dbsf,alpha=0.5,floors=on",
+                                           "fusion=dbsf,alpha=0,floors=on",
+                                           "fusion=dbsf,alpha=1,floors=on"}
+        assert len(sweep["chosen"]) == 3 and 0.0 <= sweep["cv_estimate"] <= 1.0
+        assert "3-fold cross-validated nDCG@10" in " ".join(swept.output.split())
+        bad = CliRunner().invoke(app, ["eval", str(dataset), "--compare", "fusion=x", "a=1"])
+        assert bad.exit_code == 2 and "fusion=x: use rank | dbsf | relative_score" in \
+            " ".join(bad.output.split())
     finally:
         get_settings.cache_clear()
