@@ -32,8 +32,10 @@ err = Console(stderr=True)
 
 
 def _logging() -> None:
-    logging.basicConfig(level=get_settings().log_level,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from app.logs import configure
+
+    settings = get_settings()
+    configure(settings.log_level, settings.log.format)
 
 
 def _fail(message: str, code: int = 1) -> None:
@@ -43,12 +45,25 @@ def _fail(message: str, code: int = 1) -> None:
 
 @app.command()
 def migrate() -> None:
-    """Create or upgrade the registry schema (Alembic)."""
+    """Create or upgrade the registry schema (Alembic) and create the vector collection: run
+    once before api and workers start (docker-compose's `migrate` service), so they never race
+    to do it."""
+    from app.models.manifest import Manifest
     from app.runtime import open_registry
+    from app.store import open_store
 
-    engine, _ = open_registry(get_settings())
-    engine.dispose()
-    console.print("registry schema is up to date")
+    _logging()
+    settings = get_settings()
+    try:
+        engine, _ = open_registry(settings)
+        engine.dispose()
+        manifest = Manifest.load(settings.models.dir)
+        store = open_store(settings.qdrant, dense_model=manifest.dense.model if manifest.dense
+                           else "none", dense_dim=manifest.dense_dim)
+        store.close()
+    except ServiceError as exc:
+        _fail(f"{exc.code}: {exc.message}")
+    console.print("registry schema is up to date; the vector collection is ready")
 
 
 @app.command()
@@ -75,16 +90,25 @@ def serve(
             check_collection_file(settings.qdrant.path)
         except ServiceError as exc:
             _fail(exc.message)
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+    # log_config None: uvicorn keeps the logging configured above (one format, request ids)
+    uvicorn.run(create_app(settings), host=host, port=port, log_config=None,
+                access_log=False)
 
 
 @app.command()
-def worker() -> None:
+def worker(
+    metrics_port: Annotated[int | None, typer.Option(
+        min=1, max=65535, help="serve this worker's Prometheus metrics on this port")] = None,
+) -> None:
     """Run an ingestion worker until SIGTERM/SIGINT (PostgreSQL + Qdrant server deployments)."""
     from app.runtime import build_runtime
     from ingest.service import build_worker
 
     _logging()
+    if metrics_port:
+        from prometheus_client import start_http_server
+
+        start_http_server(metrics_port)  # counters of this process; the queue: the API's
     settings = get_settings()
     try:
         runtime = build_runtime(settings)

@@ -16,9 +16,11 @@ from pathlib import Path
 from fastapi import Depends, FastAPI
 from fastapi_offline import FastAPIOffline
 
+from app import metrics
 from app.api.deps import reject_unknown_query_params
 from app.api.errors import install_error_handlers
 from app.api.guard import DOCS_ASSETS, CatchAll, Gate
+from app.api.observe import Observe
 from app.api.routes import clients, documents, health, search
 from app.runtime import INITIAL_KEY_FILE, Runtime, build_runtime, ensure_first_client
 from app.search.pipeline import SearchEngine
@@ -47,6 +49,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
         app.state.runtime = rt
         app.state.search_service = SearchService(
             SearchEngine(rt.store, rt.models, settings.search), settings.search.hybrid_alpha)
+        collector = metrics.install(rt)
         key = ensure_first_client(settings, rt.sessions)
         if key:
             announce_first_key(key, settings.data_dir / INITIAL_KEY_FILE)
@@ -68,6 +71,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
                 app.state.wake_worker()
                 thread.join(timeout=60)
                 worker.close()
+            metrics.remove(collector)
             if runtime is None:
                 rt.close()
 
@@ -87,6 +91,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
                        multipart_limit=settings.ingest.max_upload_bytes
                        + limits.multipart_margin_bytes)
     app.add_middleware(CatchAll)
+    app.add_middleware(Observe)  # outermost: the request id covers everything, 500s too
     for module in (documents, search, clients, health):
         app.include_router(module.router, dependencies=[Depends(reject_unknown_query_params)])
     return app

@@ -124,6 +124,12 @@ class LimitSettings(_Group):
                               total_bytes=self.metadata_bytes)
 
 
+class LogSettings(_Group):
+    """Log lines on stderr: ``json`` (one object a line) or ``text``."""
+
+    format: Literal["json", "text"] = "text"
+
+
 class Settings(BaseSettings):
     """The whole configuration; see README's configuration table."""
 
@@ -144,6 +150,7 @@ class Settings(BaseSettings):
     ingest: IngestSettings = IngestSettings()
     limits: LimitSettings = LimitSettings()
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    log: LogSettings = LogSettings()
 
 
 # The contract names the default alpha HYBRID_ALPHA; EVIDENCE_SEARCH__HYBRID_ALPHA wins if both.

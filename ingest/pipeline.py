@@ -15,6 +15,7 @@ extraction and chunking are deterministic, so the chunk indices mean the same th
 from __future__ import annotations
 
 import logging
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from typing import Protocol
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from app import metrics
 from app.bm25 import term_document_frequencies
 from app.leaves import EntityUnion, leaves_of
 from app.metadata import completed_metadata
@@ -133,6 +135,7 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> in
 
     prepared = deps.processor.prepare(loaded.kind, loaded.content, loaded.filename)
     chunks = prepared.chunks
+    seconds = dict(prepared.seconds)  # per stage, for the metrics once published
     still_ours(0.1)
     title = prepared.title or loaded.metadata["source"]["filename"]
     final_metadata = completed_metadata(
@@ -150,15 +153,22 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> in
         embedded = deps.processor.embed(
             [passage_text(title, c.heading_path, c.text) for c in batch],
             [c.text for c in batch])
+        for stage, s in embedded.seconds.items():
+            seconds[stage] = seconds.get(stage, 0.0) + s
+        t0 = time.perf_counter()
         deps.store.upsert(points(loaded, batch, embedded, title=title, meta=meta,
                                  meta_bool=meta_bool))
+        seconds["write"] = seconds.get("write", 0.0) + time.perf_counter() - t0
         done.next_chunk = start + len(batch)
         done.add(embedded.entities, embedded.sparse)
         progress = 0.1 + 0.85 * done.next_chunk / len(chunks)
         still_ours(progress, lambda: done.checkpoint(len(chunks)))  # built only when saved
         if done.next_chunk < len(chunks) and control.should_yield():
             raise JobYielded(progress, done.checkpoint(len(chunks)))
+    t0 = time.perf_counter()
     publish(deps, job, loaded, done, chunk_count=len(chunks), metadata=final_metadata)
+    seconds["publish"] = time.perf_counter() - t0
+    metrics.observe_stages(seconds)  # a resumed job reports the part done in this attempt
     log.info("published %s/%s: %d chunks", loaded.document_id, loaded.version_id, len(chunks))
     return len(chunks)
 

@@ -16,6 +16,7 @@ import logging
 import multiprocessing
 import os
 import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -40,6 +41,7 @@ class Prepared:
     char_count: int
     warnings: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)  # extract, chunk (metrics)
 
 
 class Processor(Protocol):
@@ -57,11 +59,14 @@ class InProcess:
         self.chunker, self.embedder = chunker, embedder
 
     def prepare(self, kind: str, content: bytes, filename: str) -> Prepared:
+        t0 = time.perf_counter()
         extracted = extract(kind, content, filename)
+        t1 = time.perf_counter()
         chunks = self.chunker.chunk(extracted, filename)
         return Prepared(chunks=chunks, title=extracted.title, page_count=extracted.page_count,
                         char_count=sum(len(b.text) for b in extracted.blocks),
-                        warnings=list(extracted.warnings), extra=dict(extracted.extra))
+                        warnings=list(extracted.warnings), extra=dict(extracted.extra),
+                        seconds={"extract": t1 - t0, "chunk": time.perf_counter() - t1})
 
     def embed(self, texts: Sequence[str], raw_texts: Sequence[str]) -> EmbeddedBatch:
         return self.embedder.embed(texts, raw_texts)

@@ -19,6 +19,7 @@ import time
 import uuid
 from collections.abc import Callable
 
+from app import metrics
 from app.errors import ServiceError
 from app.registry import discovery, jobs
 from app.registry.database import transaction
@@ -66,6 +67,7 @@ class Worker:
     def run_once(self) -> bool:
         """Process one due job, or else a batch of metadata discovery; False when idle."""
         self.compact_if_due()
+        metrics.heartbeat(self.worker_id)
         with transaction(self.deps.sessions) as s:
             job = jobs.claim_next(s, worker_id=self.worker_id, lease_s=self.settings.lease_s)
         if job is None:
@@ -73,8 +75,9 @@ class Worker:
                 return discovery.catch_up(s, limit=DISCOVERY_BATCH) > 0
 
         try:
-            ingest_version(self.deps, job, _Control(self, job))
+            chunks = ingest_version(self.deps, job, _Control(self, job))
         except JobYielded as turn:
+            metrics.JOBS.labels("yielded").inc()
             with transaction(self.deps.sessions) as s:
                 jobs.give_back(s, job_id=job.job_id, worker_id=self.worker_id,
                                progress=turn.progress, checkpoint=turn.checkpoint)
@@ -82,6 +85,7 @@ class Worker:
                      turn.progress * 100)
             return True
         except JobLost:
+            metrics.JOBS.labels("lost").inc()
             log.warning("job %s was taken over by another worker; stopping it here", job.job_id)
             return True
         except Exception as exc:  # noqa: BLE001 - every failure ends its job, one way or the other
@@ -91,13 +95,16 @@ class Worker:
             else:
                 log.exception("job %s failed on attempt %d", job.job_id, job.attempt)
             with transaction(self.deps.sessions) as s:
-                if transient:
-                    jobs.retry_later(s, job_id=job.job_id, reason=reason(exc),
-                                     backoff_base_s=self.settings.backoff_base_s)
-                else:
+                retried = transient and jobs.retry_later(
+                    s, job_id=job.job_id, reason=reason(exc),
+                    backoff_base_s=self.settings.backoff_base_s)
+                if not transient:
                     jobs.fail(s, job_id=job.job_id, reason=reason(exc))
+            metrics.JOBS.labels("retried" if retried else "failed").inc()
             return True
-        return True  # ingest_version marked the job succeeded as it published
+        metrics.JOBS.labels("succeeded").inc()  # ingest_version marked it as it published
+        metrics.CHUNKS_INDEXED.inc(chunks)
+        return True
 
     def close(self) -> None:
         """Stop the processing child (if any)."""
@@ -145,6 +152,7 @@ class _Control:
                                   lease_s=self.worker.settings.lease_s, progress=progress,
                                   checkpoint=checkpoint() if checkpoint else None)
         self.renewed_at = time.monotonic()
+        metrics.heartbeat(self.worker.worker_id)
         return ours
 
     def should_yield(self) -> bool:

@@ -41,3 +41,13 @@ def client_with_key(sessions: sessionmaker[Session], name: str) -> tuple[str, st
     with transaction(sessions) as s:
         client, key = reg.create_client(s, name=name)
         return client.id, key
+
+
+def sans_request_id(value: dict) -> dict:
+    """An error body, its ``error`` or its ``details`` without the per-request id, for exact
+    comparisons (the id is asserted where it is the subject: tests/api/test_observe.py)."""
+    if "error" in value:
+        return {**value, "error": sans_request_id(value["error"])}
+    if "details" in value:
+        return {**value, "details": sans_request_id(value["details"])}
+    return {k: v for k, v in value.items() if k != "request_id"}

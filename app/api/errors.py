@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.errors import ServiceError
+from app.logs import request_id
 
 # Request-validation failures on these fields get their own stable code.
 FIELD_CODES = {
@@ -20,7 +21,12 @@ FIELD_CODES = {
 
 
 def error_body(code: str, message: str, details: dict[str, Any] | None = None) -> dict:
-    return _encodable({"error": {"code": code, "message": message, "details": details or {}}})
+    """The one error shape; ``details.request_id`` names the request in the logs."""
+    details = dict(details or {})
+    rid = request_id.get()
+    if rid is not None:
+        details.setdefault("request_id", rid)
+    return _encodable({"error": {"code": code, "message": message, "details": details}})
 
 
 def _encodable(value: Any) -> Any:

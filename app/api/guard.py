@@ -24,8 +24,8 @@ from app.registry import clients as clients_registry
 from app.registry.database import transaction
 
 log = logging.getLogger(__name__)
-PUBLIC_PATHS = frozenset({"/health", "/docs", "/docs/oauth2-redirect", "/redoc",
-                          "/openapi.json"})
+PUBLIC_PATHS = frozenset({"/health", "/healthz", "/readyz", "/metrics", "/docs",
+                          "/docs/oauth2-redirect", "/redoc", "/openapi.json"})
 DOCS_ASSETS = "/docs-assets"  # Swagger UI and ReDoc's scripts (app/main.py), public too
 
 

@@ -392,6 +392,15 @@ class Health(BaseModel):
     vector_store: Literal["qdrant-edge", "qdrant-server"]
 
 
+class Liveness(BaseModel):
+    status: Literal["ok"]
+
+
+class Readiness(BaseModel):
+    status: Literal["ready"]
+    checks: dict[str, str] = Field(description="registry, engine, models: each ok")
+
+
 # ---- the calling client -------------------------------------------------------------------
 
 class DiscoveryState(BaseModel):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -16,6 +17,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.errors import Conflict
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 # Messages of the errors two writers racing for the same rows get; anything else is real.
 CONTENTION = ("database is locked", "database is busy", "could not serialize",
               "deadlock detected")
@@ -58,12 +60,33 @@ def scrub_deleted(engine: Engine) -> None:
         conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
-def migrate(engine: Engine) -> None:
-    """Bring the schema to the newest Alembic revision."""
-    from alembic import command
+def _alembic_config():  # type: ignore[no-untyped-def]
     from alembic.config import Config
 
-    cfg = Config(str(ALEMBIC_INI))
+    return Config(str(ALEMBIC_INI))
+
+
+def schema_revision(engine: Engine) -> tuple[str | None, str]:
+    """(the registry's Alembic revision, the newest this code knows)."""
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
+    head = ScriptDirectory.from_config(_alembic_config()).get_current_head()
+    with engine.connect() as conn:
+        current = MigrationContext.configure(conn).get_current_revision()
+    return current, str(head)
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the schema to the newest Alembic revision; a registry already there is left
+    alone without a word (Alembic's own INFO lines only when it migrates)."""
+    from alembic import command
+
+    current, head = schema_revision(engine)
+    if current == head:
+        return
+    log.info("migrating the registry from %s to %s", current or "an empty schema", head)
+    cfg = _alembic_config()
     with engine.begin() as conn:
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "head")

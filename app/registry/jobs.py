@@ -205,3 +205,13 @@ def release_orphans(session: Session) -> int:
         job.next_attempt_at = utcnow()
         job.error = "the previous process stopped during this job; taken back at start"
     return count
+
+
+def queue_state(session: Session) -> tuple[dict[str, int], float]:
+    """(jobs by status, seconds the oldest queued job has waited; 0 when none waits)."""
+    counts = {status: n for status, n in session.execute(
+        select(IngestionJob.status, func.count()).group_by(IngestionJob.status))}
+    oldest = session.scalar(select(func.min(IngestionJob.created_at))
+                            .where(IngestionJob.status == "queued"))
+    age = max(0.0, (utcnow() - oldest).total_seconds()) if oldest is not None else 0.0
+    return counts, age

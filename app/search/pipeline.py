@@ -111,9 +111,11 @@ class SearchEngine:
             trace.timings["embed"] = round(ms, 3)
             return vector
         except FutureTimeout:
+            trace.degradations.append("embed_timeout")
             trace.warnings.append(f"embedding model did not answer within "
                                   f"{self.settings.embed_timeout_s:g} s: results by keywords only")
         except Exception as exc:  # noqa: BLE001 - degrade to keywords, say so
+            trace.degradations.append("embed_failed")
             trace.warnings.append(f"embedding model failed ({type(exc).__name__}): "
                                   "results by keywords only")
         return None
@@ -207,6 +209,8 @@ class SearchEngine:
             fused, reranked, reranked_count = outcome.ranked, outcome.reranked, outcome.count
             if outcome.warning:
                 trace.warnings.append(outcome.warning)
+            if outcome.reason:
+                trace.degradations.append(outcome.reason)
         clock.lap("rerank")
         versions = group_versions(fused)
         clock.lap("group")

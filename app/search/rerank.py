@@ -29,13 +29,15 @@ class RerankOutcome:
     reranked: bool
     count: int
     warning: str | None
+    reason: str | None = None  # the degradation's name in metrics
 
 
 def rerank(query: str, fused: list[Candidate], *, reranker: Reranker | None, limit: int,
            timeout_s: float) -> RerankOutcome:
     if reranker is None:
         return RerankOutcome(fused, False, 0,
-                             "no reranker is installed: results in the fused order")
+                             "no reranker is installed: results in the fused order",
+                             "rerank_unavailable")
     head, tail = fused[:rerank_depth(limit)], fused[rerank_depth(limit):]
     if not head:
         return RerankOutcome(fused, False, 0, None)
@@ -44,10 +46,10 @@ def rerank(query: str, fused: list[Candidate], *, reranker: Reranker | None, lim
         scores = future.result(timeout=timeout_s)
     except FutureTimeout:
         return RerankOutcome(fused, False, 0, f"the reranker did not answer within "
-                             f"{timeout_s:g} s: results in the fused order")
+                             f"{timeout_s:g} s: results in the fused order", "rerank_timeout")
     except Exception as exc:  # noqa: BLE001 - a failed reranker degrades, never fails a search
         return RerankOutcome(fused, False, 0, f"the reranker failed ({type(exc).__name__}): "
-                             "results in the fused order")
+                             "results in the fused order", "rerank_failed")
     scored = [replace(c, rerank_score=float(s)) for c, s in zip(head, scores, strict=True)]
     scored.sort(key=lambda c: (-(c.rerank_score or 0.0), -c.fused, c.tie_key()))
     return RerankOutcome(scored + tail, True, len(scored), None)

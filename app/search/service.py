@@ -74,6 +74,7 @@ class SearchAnswer:
     timings: dict[str, float]
     warnings: list[str]
     lanes: list[LaneReport] = field(default_factory=list)  # the content lanes' floors at work
+    degradations: list[str] = field(default_factory=list)  # what fell back, by name
 
 
 class SearchService:
@@ -103,6 +104,7 @@ class SearchService:
         timings: dict[str, float] = {}
         warnings: list[str] = []
         lanes: list[LaneReport] = []
+        degradations: list[str] = []
         lower_bound, reranked, reranked_count = False, False, 0
         if query.scope in ("content", "both"):
             outcome = self.engine.search(SearchPlan(
@@ -113,6 +115,7 @@ class SearchService:
             timings.update(outcome.trace.timings)
             warnings.extend(outcome.trace.warnings)
             lanes = outcome.trace.lanes
+            degradations = outcome.trace.degradations
         metadata: list[MetadataHit] = []
         if wants_metadata:
             t0 = time.perf_counter()
@@ -147,7 +150,7 @@ class SearchService:
             has_more=total > window or (lower_bound and total >= window), alpha=alpha,
             fusion=fusion,
             reranked=reranked, reranked_count=reranked_count, applied_filters=applied,
-            timings=timings, warnings=warnings, lanes=lanes)
+            timings=timings, warnings=warnings, lanes=lanes, degradations=degradations)
 
 
 def _require_ready(session: Session, client_id: str, scope: str) -> None:

@@ -97,3 +97,4 @@ class Trace:
     timings: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     lanes: list[LaneReport] = field(default_factory=list)
+    degradations: list[str] = field(default_factory=list)  # names of what fell back (metrics)

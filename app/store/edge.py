@@ -219,6 +219,9 @@ class EdgeStore:
         request = qe.CountRequest(filter=_filter(flt), exact=True)
         return int(self._read(lambda shard: shard.count(request)))
 
+    def count_all(self) -> int:
+        return int(self._read(lambda shard: shard.count(qe.CountRequest(exact=True))))
+
     def scroll(self, flt: ChunkFilter, limit: int = 10_000) -> list[StoredHit]:
         request = qe.ScrollRequest(limit=limit, filter=_filter(flt), with_payload=True)
         records, _next = self._read(lambda shard: shard.scroll(request))

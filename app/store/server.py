@@ -132,6 +132,9 @@ class ServerStore:
     def count(self, flt: ChunkFilter) -> int:
         return self._client.count(self._name, count_filter=_filter(flt), exact=True).count
 
+    def count_all(self) -> int:
+        return self._client.count(self._name, exact=True).count
+
     def scroll(self, flt: ChunkFilter, limit: int = 10_000) -> list[StoredHit]:
         records, _ = self._client.scroll(self._name, scroll_filter=_filter(flt), limit=limit,
                                          with_payload=True)

@@ -9,7 +9,7 @@ import pytest
 from app.registry import clients as reg
 from app.registry.database import transaction
 from app.store import ChunkFilter
-from tests.factories import pdf_bytes
+from tests.factories import pdf_bytes, sans_request_id
 from tests.fakes import fake_models
 from tests.service import Service, running_service
 
@@ -138,7 +138,8 @@ def test_unknown_query_parameters_are_refused_on_every_operation(svc: Service) -
         assert r.json()["error"] == {
             "code": "UNKNOWN_QUERY_PARAMETER",
             "message": r.json()["error"]["message"],
-            "details": {"unknown": ["dry_run"], "known": []}}
+            "details": {"unknown": ["dry_run"], "known": [],
+                        "request_id": r.headers["x-request-id"]}}
     assert svc.http.get("/documents/a", headers=svc.auth()).status_code == 200  # not deleted
     assert svc.http.get("/health?verbose=1").status_code == 422
 
@@ -186,7 +187,7 @@ def test_suspended_authority_cannot_upload(svc: Service) -> None:
         reg.set_authority(s, client_id=_client_id(svc), status="suspended")
     r = svc.upload("a.txt", "text")
     assert r.status_code == 403
-    assert r.json()["error"] == {"code": "PUBLICATION_AUTHORITY_INACTIVE",
+    assert sans_request_id(r.json()["error"]) == {"code": "PUBLICATION_AUTHORITY_INACTIVE",
                                  "message": "this client's publication authority is suspended",
                                  "details": {"authority": "suspended"}}
 
@@ -243,8 +244,8 @@ def test_a_failed_new_version_leaves_the_published_one_searchable(svc: Service) 
 def test_unknown_job_is_404_with_the_error_shape(svc: Service) -> None:
     r = svc.http.get("/jobs/nope", headers=svc.auth())
     assert r.status_code == 404
-    assert r.json() == {"error": {"code": "JOB_NOT_FOUND", "message": "no job 'nope'",
-                                  "details": {}}}
+    assert sans_request_id(r.json()) == {"error": {
+        "code": "JOB_NOT_FOUND", "message": "no job 'nope'", "details": {}}}
 
 
 def test_deleting_a_document_while_its_job_runs_leaves_no_points(svc: Service) -> None:

@@ -1,11 +1,21 @@
-"""Liveness and what the service runs on."""
+"""Probes (Kubernetes conventions, as Qdrant's own): /healthz liveness, /readyz readiness;
+/health what the service runs on; /metrics for Prometheus. None needs a key."""
 
 from __future__ import annotations
 
+import logging
+
 from fastapi import APIRouter
+from fastapi.responses import JSONResponse, Response
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from app.api.deps import RuntimeDep
-from app.api.schemas import Health
+from app.api.errors import error_body
+from app.api.schemas import Health, Liveness, Readiness, error_responses
+from app.registry.database import schema_revision
+from app.runtime import Runtime
+
+log = logging.getLogger(__name__)
 
 router = APIRouter(tags=["health"])
 
@@ -23,3 +33,50 @@ def health(runtime: RuntimeDep) -> Health:
         reranker=models.reranker.name if models.reranker else None,
         vector_store="qdrant-server" if runtime.settings.qdrant.url else "qdrant-edge",
     )
+
+
+@router.get("/healthz", response_model=Liveness)
+def healthz() -> Liveness:
+    """Liveness: the process answers. No detail, no dependency checked."""
+    return Liveness(status="ok")
+
+
+def readiness_checks(runtime: Runtime) -> dict[str, str]:
+    """Each dependency: "ok", or what is wrong with it."""
+    checks: dict[str, str] = {}
+    try:
+        current, head = schema_revision(runtime.engine)
+        checks["registry"] = "ok" if current == head else (
+            f"schema at {current or 'nothing'}, the code needs {head}: run `evidence migrate`")
+    except Exception as exc:  # noqa: BLE001 - a probe reports, never raises
+        checks["registry"] = f"unreachable ({type(exc).__name__})"
+    try:
+        runtime.store.count_all()  # opened, and its model matched when it was opened
+        checks["engine"] = "ok"
+    except Exception as exc:  # noqa: BLE001
+        checks["engine"] = f"unavailable ({type(exc).__name__})"
+    models = runtime.models
+    checks["models"] = ("ok" if models.dense is not None or models.manifest.dense is None
+                        else f"the dense model did not load: {models.dense_error}")
+    return checks
+
+
+@router.get("/readyz", response_model=Readiness, responses=error_responses(503))
+def readyz(runtime: RuntimeDep) -> Response:
+    """Readiness: registry reachable and migrated, engine open, models loaded; a 503 names
+    what is not ready."""
+    checks = readiness_checks(runtime)
+    failing = {k: v for k, v in checks.items() if v != "ok"}
+    if failing:
+        log.warning("not ready: %s", failing)
+        return JSONResponse(error_body("NOT_READY", "not ready: " + "; ".join(
+            f"{k}: {v}" for k, v in failing.items()), {"checks": checks}), status_code=503)
+    return JSONResponse(Readiness(status="ready", checks=checks).model_dump())
+
+
+@router.get("/metrics", response_class=Response,
+            responses={200: {"content": {CONTENT_TYPE_LATEST: {}},
+                             "description": "Prometheus text format"}})
+def prometheus_metrics() -> Response:
+    """Every ``evidence_…`` metric (and the process's), in Prometheus' text format."""
+    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
