@@ -43,6 +43,17 @@ class ChunkPoint:
     payload: dict[str, Any]
 
 
+def stored_point(point_id: Any, vectors: Any, payload: dict[str, Any] | None) -> ChunkPoint:
+    """A point as either engine returns it (vectors by name), as the ChunkPoint it was."""
+    vectors = vectors if isinstance(vectors, dict) else {}
+    sparse, dense = vectors.get(SPARSE), vectors.get(DENSE)
+    return ChunkPoint(id=str(point_id),
+                      dense=[float(x) for x in dense] if dense is not None else None,
+                      sparse=SparseVec(indices=list(sparse.indices) if sparse else [],
+                                       values=list(sparse.values) if sparse else []),
+                      payload=dict(payload or {}))
+
+
 Alternatives = tuple[tuple[str, tuple[Any, ...]], ...]
 
 
@@ -170,6 +181,12 @@ class VectorStore(Protocol):
 
     def count_all(self) -> int:
         """Every point in the collection, every client's (metrics)."""
+        ...
+
+    def export_points(self, offset: str | None, limit: int
+                      ) -> tuple[list[ChunkPoint], str | None]:
+        """A page of every point with its vectors and payload, in id order, and the offset of
+        the next page (None after the last): app/store/transfer.py."""
         ...
 
     def scroll(self, flt: ChunkFilter, limit: int = 10_000) -> list[StoredHit]: ...

@@ -35,6 +35,7 @@ from app.store.base import (
     check_payloads,
     check_sparse_scoring,
     filter_plan,
+    stored_point,
 )
 
 log = logging.getLogger(__name__)
@@ -218,6 +219,14 @@ class EdgeStore:
     def count(self, flt: ChunkFilter) -> int:
         request = qe.CountRequest(filter=_filter(flt), exact=True)
         return int(self._read(lambda shard: shard.count(request)))
+
+    def export_points(self, offset: str | None, limit: int
+                      ) -> tuple[list[ChunkPoint], str | None]:
+        request = qe.ScrollRequest(offset=offset, limit=limit, with_payload=True,
+                                   with_vector=True)
+        records, following = self._read(lambda shard: shard.scroll(request))
+        return ([stored_point(r.id, r.vector, r.payload) for r in records],
+                str(following) if following is not None else None)
 
     def count_all(self) -> int:
         return int(self._read(lambda shard: shard.count(qe.CountRequest(exact=True))))

@@ -28,6 +28,7 @@ from app.store.base import (
     check_payloads,
     check_sparse_scoring,
     filter_plan,
+    stored_point,
 )
 
 
@@ -131,6 +132,13 @@ class ServerStore:
 
     def count(self, flt: ChunkFilter) -> int:
         return self._client.count(self._name, count_filter=_filter(flt), exact=True).count
+
+    def export_points(self, offset: str | None, limit: int
+                      ) -> tuple[list[ChunkPoint], str | None]:
+        records, following = self._client.scroll(self._name, offset=offset, limit=limit,
+                                                 with_payload=True, with_vectors=True)
+        return ([stored_point(r.id, r.vector, r.payload) for r in records],
+                str(following) if following is not None else None)
 
     def count_all(self) -> int:
         return self._client.count(self._name, exact=True).count
