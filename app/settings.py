@@ -77,6 +77,10 @@ class SearchSettings(_Group):
 class IngestSettings(_Group):
     """Upload limits, chunking and job retry policy."""
 
+    # Superseded versions kept per document (with their chunks); older ones are deleted as a
+    # new version is published. None: keep every version.
+    keep_superseded: int | None = Field(None, ge=0)
+
     max_upload_bytes: int = 50 * 1024 * 1024
     chunk_size: int = 512
     chunk_overlap: int = 50

@@ -34,7 +34,7 @@ from app.registry.jobs import ClaimedJob
 from app.registry.tables import Document, DocumentVersion, IngestionJob
 from app.store import ChunkPoint, VectorStore
 from app.store.base import point_id
-from app.store.payload import chunk_payload, passage_text, payload_meta
+from app.store.payload import chunk_payload, passage_text, payload_meta, version_timeline
 from ingest.chunking import Chunk
 from ingest.embedding import EmbeddedBatch
 from ingest.processing import Processor
@@ -72,6 +72,7 @@ class IngestDeps:
     # extraction, chunking and embedding: in a child process in service (ingest/processing.py)
     processor: Processor
     write_batch: int = 64  # chunks embedded and written per batch (EVIDENCE_INGEST__WRITE_BATCH)
+    keep_superseded: int | None = None  # retention (EVIDENCE_INGEST__KEEP_SUPERSEDED)
 
 
 @dataclass(frozen=True)
@@ -173,6 +174,24 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> in
     return len(chunks)
 
 
+def sync_timelines(deps: IngestDeps, batch: int = 500) -> int:
+    """Write the timeline to the points of versions published before points carried one
+    (an upgraded registry): once per version, resumable; returns how many were written."""
+    synced = 0
+    while True:
+        with transaction(deps.sessions) as s:
+            pending = docs_registry.versions_without_timeline(s, limit=batch)
+            for version, client_id, document_id in pending:
+                deps.store.set_searchable(
+                    client_id=client_id, document_id=document_id,
+                    version_id=version.version_id, searchable=version.state == "published",
+                    timeline=version_timeline(version.published_at, version.superseded_at))
+                version.timeline_synced = True
+        synced += len(pending)
+        if len(pending) < batch:
+            return synced
+
+
 def load(deps: IngestDeps, job: ClaimedJob) -> Loaded:
     with transaction(deps.sessions) as s:
         version = s.get(DocumentVersion, job.version_pk)
@@ -234,12 +253,24 @@ def publish(deps: IngestDeps, job: ClaimedJob, loaded: Loaded, done: Progress, *
                 discovery.index_version(s, client_id=job.client_id, version=version)
             if previous is not None:
                 discovery.drop_version(s, version=previous)
-        # Flip visibility in the store before the registry commits: if the commit fails the job
-        # is retried and publishes again, so the two converge.
-        if became_current:
-            deps.store.set_searchable(client_id=job.client_id, document_id=loaded.document_id,
-                                      version_id=loaded.version_id, searchable=True)
-            if previous is not None:
-                deps.store.set_searchable(client_id=job.client_id,
-                                          document_id=loaded.document_id,
-                                          version_id=previous.version_id, searchable=False)
+        # Flip visibility (and write the timeline) in the store before the registry commits:
+        # if the commit fails the job is retried and publishes again, so the two converge.
+        # The old version is hidden before the new one shows: a crash between the two calls
+        # leaves the document unfound until the retry, never found twice.
+        if previous is not None:
+            deps.store.set_searchable(
+                client_id=job.client_id, document_id=loaded.document_id,
+                version_id=previous.version_id, searchable=False,
+                timeline=version_timeline(previous.published_at, previous.superseded_at))
+            previous.timeline_synced = True
+        deps.store.set_searchable(
+            client_id=job.client_id, document_id=loaded.document_id,
+            version_id=loaded.version_id, searchable=became_current,
+            timeline=version_timeline(version.published_at, version.superseded_at))
+        version.timeline_synced = True
+        if deps.keep_superseded is not None:
+            for gone in docs_registry.superseded_beyond(s, document_pk=version.document_pk,
+                                                        keep=deps.keep_superseded):
+                deps.store.delete(client_id=job.client_id, document_id=loaded.document_id,
+                                  version_id=gone.version_id)
+                s.delete(gone)

@@ -30,7 +30,7 @@ def build_deps(runtime: Runtime, *, entities: bool = True) -> IngestDeps:
             models.dense, models.sparse, EntityExtractor(models.spacy_path)
             if entities and models.spacy_path is not None else None))
     return IngestDeps(sessions=runtime.sessions, store=runtime.store, processor=processor,
-                      write_batch=ingest.write_batch)
+                      write_batch=ingest.write_batch, keep_superseded=ingest.keep_superseded)
 
 
 def build_worker(runtime: Runtime, worker_id: str | None = None) -> Worker:

@@ -25,7 +25,7 @@ from app.registry import discovery, jobs
 from app.registry.database import transaction
 from app.settings import IngestSettings
 from ingest.failures import is_transient, reason
-from ingest.pipeline import IngestDeps, JobLost, JobYielded, ingest_version
+from ingest.pipeline import IngestDeps, JobLost, JobYielded, ingest_version, sync_timelines
 
 log = logging.getLogger(__name__)
 DISCOVERY_BATCH = 200  # versions indexed per transaction while catching up
@@ -42,6 +42,9 @@ class Worker:
     def recover(self) -> int:
         """Take back the jobs a dead process left running — only where this worker is known to
         be the only one (the embedded engine's folder lock); elsewhere the lease decides."""
+        synced = sync_timelines(self.deps)
+        if synced:
+            log.info("wrote the timeline of %d earlier version(s) to their points", synced)
         if not getattr(self.deps.store, "exclusive", False):
             return 0
         with transaction(self.deps.sessions) as s:

@@ -30,7 +30,7 @@ from app.leaves import LeafMatch
 from app.registry.documents import DocumentSummary
 from app.registry.tables import DocumentVersion, IngestionJob
 from app.search.metadata_lane import MetadataHit
-from app.search.service import SearchAnswer, SearchQuery
+from app.search.service import AnswerRow, SearchAnswer, SearchQuery
 from app.search.spans import literal_spans, query_terms
 from app.search.types import MAX_EVIDENCE, Candidate, VersionHit
 from app.store.payload import HEADING_PATH, LINE_END, LINE_START, PAGE, TEXT
@@ -39,15 +39,14 @@ from app.store.payload import HEADING_PATH, LINE_END, LINE_START, PAGE, TEXT
 def search_query(body: SearchRequest) -> SearchQuery:
     return SearchQuery(query=body.query, scope=body.scope, alpha=body.alpha, rerank=body.rerank,
                        filters=body.filters, offset=body.offset, limit=body.limit,
-                       fusion=body.fusion)
+                       fusion=body.fusion, versions=body.versions, as_of=body.as_of)
 
 
 def evidence_result(answer: SearchAnswer, *, explain: bool) -> EvidenceResult:
     terms = query_terms(answer.query)
     rows = [ResultRow(
         rank=row.rank,
-        document_version=DocumentVersionRef(document_id=row.document_id,
-                                            version_id=row.version_id),
+        document_version=_version_ref(row),
         canonical_metadata=row.canonical_metadata,
         retrieval_contributions=[Contribution(lane=lane, rank=r)  # type: ignore[arg-type]
                                  for lane, r in row.contributions.items()],
@@ -66,6 +65,17 @@ def evidence_result(answer: SearchAnswer, *, explain: bool) -> EvidenceResult:
                            fetched=r.fetched, kept=r.kept,  # type: ignore[arg-type]
                            removed_by_floor=r.fetched - r.kept, depth=r.depth)
                for r in answer.lanes] if explain else None))
+
+
+def _version_ref(row: AnswerRow) -> DocumentVersionRef:
+    timeline = row.version
+    if timeline is None:
+        return DocumentVersionRef(document_id=row.document_id, version_id=row.version_id)
+    return DocumentVersionRef(document_id=row.document_id, version_id=row.version_id,
+                              is_current=timeline.is_current,
+                              published_at=timeline.published_at,
+                              superseded_at=timeline.superseded_at,
+                              superseded_by=timeline.superseded_by)
 
 
 def _content_evidence(hit: VersionHit | None, terms: frozenset[str],
@@ -116,6 +126,7 @@ def document_out(summary: DocumentSummary,
             version_id=v.version_id, state=v.state, filename=v.filename, mime_type=v.mime_type,
             size_bytes=v.size_bytes, content_sha256=v.content_sha256, chunk_count=v.chunk_count,
             created_at=v.created_at, published_at=v.published_at,
+            superseded_at=v.superseded_at, superseded_by=v.superseded_by,
             canonical_metadata=v.canonical_metadata) for v in versions])
 
 

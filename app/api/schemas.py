@@ -48,6 +48,11 @@ class JobStatus(StrEnum):
     failed = "failed"
 
 
+class Versions(StrEnum):
+    current = "current"
+    all = "all"
+
+
 class Fusion(StrEnum):
     rank = "rank"
     dbsf = "dbsf"
@@ -157,6 +162,13 @@ class SearchRequest(BaseModel):
         description="Exact filters: a reserved key (document_id, version_id, kind, source) or "
                     "a dotted metadata key (custom.project, entities.persons) → a value or a "
                     "list of values (any of). They narrow the candidates, never the rank.")
+    versions: Annotated[Versions, Field(strict=False)] = Field(
+        Versions.current, description="current (default): each document's current version; "
+                                      "all: every published version, superseded ones too")
+    as_of: Annotated[datetime | None, Field(strict=False)] = Field(
+        None, description="RFC 3339 instant (with its offset): search the versions that were "
+                          "current then. Not with versions: all",
+        examples=["2026-03-31T23:59:59Z"])
     offset: int = Field(0, ge=0, le=MAX_WINDOW, description="offset + limit ≤ 200")
     limit: int = Field(10, ge=1, le=MAX_WINDOW, description="Document Versions per page")
     explain: bool = Field(False, description="Add per-lane scores and ranks to each item")
@@ -170,6 +182,13 @@ class SearchRequest(BaseModel):
             raise ValueError("query is not valid UTF-8 (a lone surrogate such as \\ud800)")
         return value
 
+    @field_validator("as_of")
+    @classmethod
+    def _aware(cls, value: datetime | None) -> datetime | None:
+        if value is not None and value.utcoffset() is None:
+            raise ValueError("as_of needs its UTC offset (RFC 3339), e.g. 2026-03-31T12:00:00Z")
+        return value
+
     @field_validator("scope", mode="before")
     @classmethod
     def _scope(cls, value: object) -> object:
@@ -179,6 +198,11 @@ class SearchRequest(BaseModel):
 class DocumentVersionRef(BaseModel):
     document_id: str
     version_id: str | None
+    is_current: bool | None = Field(None, description="Whether it is its document's current "
+                                                      "version (additive)")
+    published_at: datetime | None = None
+    superseded_at: datetime | None = None
+    superseded_by: str | None = Field(None, description="The version that replaced it")
 
 
 class Contribution(BaseModel):
@@ -333,6 +357,8 @@ class VersionOut(BaseModel):
     chunk_count: int
     created_at: datetime
     published_at: datetime | None
+    superseded_at: datetime | None = None
+    superseded_by: str | None = None
     canonical_metadata: CanonicalMetadata
 
 

@@ -7,6 +7,7 @@ import unicodedata
 import uuid
 from collections.abc import Collection
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Literal
 
 from sqlalchemy import Select, and_, func, select
@@ -237,17 +238,15 @@ def where_version_keys(stmt: Select, *, client_id: str, keys: Collection[Version
 
 def versions_by_keys(session: Session, *, client_id: str, keys: Collection[VersionKey],
                      document_ids: Collection[str] = (), version_ids: Collection[str] = (),
-                     kinds: Collection[str] = (), sources: Collection[str] = (),
-                     with_metadata: bool = False) -> list[tuple[str, str, dict | None]]:
-    """(document_id, version_id, canonical metadata if asked) of the given versions that pass
-    the reserved filters (any of each non-empty list)."""
+                     kinds: Collection[str] = (), sources: Collection[str] = ()
+                     ) -> list[VersionKey]:
+    """(document_id, version_id) of the given versions that pass the reserved filters (any of
+    each non-empty list)."""
     if not keys:
         return []
-    columns = [Document.document_id, DocumentVersion.version_id]
-    if with_metadata:
-        columns.append(DocumentVersion.canonical_metadata)
     stmt = where_version_keys(
-        select(*columns).join(DocumentVersion, DocumentVersion.document_pk == Document.id),
+        select(Document.document_id, DocumentVersion.version_id)
+        .join(DocumentVersion, DocumentVersion.document_pk == Document.id),
         client_id=client_id, keys=keys)
     for column, values in ((Document.document_id, document_ids),
                            (DocumentVersion.version_id, version_ids),
@@ -255,8 +254,34 @@ def versions_by_keys(session: Session, *, client_id: str, keys: Collection[Versi
         if values:
             stmt = stmt.where(column.in_(values))
     wanted = set(keys)
-    return [(row[0], row[1], row[2] if with_metadata else None)
-            for row in session.execute(stmt) if (row[0], row[1]) in wanted]
+    return [(d, v) for d, v in session.execute(stmt) if (d, v) in wanted]
+
+
+@dataclass(frozen=True)
+class ShownVersion:
+    """What an answer row says of its version: canonical metadata and timeline."""
+
+    canonical_metadata: dict
+    is_current: bool
+    published_at: datetime | None
+    superseded_at: datetime | None
+    superseded_by: str | None
+
+
+def shown_versions(session: Session, *, client_id: str, keys: Collection[VersionKey]
+                   ) -> dict[VersionKey, ShownVersion]:
+    if not keys:
+        return {}
+    stmt = where_version_keys(
+        select(Document.document_id, DocumentVersion.version_id, Document.current_version_id,
+               DocumentVersion.canonical_metadata, DocumentVersion.published_at,
+               DocumentVersion.superseded_at, DocumentVersion.superseded_by)
+        .join(DocumentVersion, DocumentVersion.document_pk == Document.id),
+        client_id=client_id, keys=keys)
+    wanted = set(keys)
+    return {(d, v): ShownVersion(meta or {}, current == v, published, superseded, by)
+            for d, v, current, meta, published, superseded, by in session.execute(stmt)
+            if (d, v) in wanted}
 
 
 def versions_of(session: Session, *, document_pk: int) -> list[DocumentVersion]:
@@ -288,13 +313,38 @@ def mark_published(session: Session, *, version: DocumentVersion, chunk_count: i
             DocumentVersion.document_pk == document.id,
             DocumentVersion.version_id == document.current_version_id))
     if current is not None and current.id > version.id:
-        version.state = "superseded"
+        # finished after a newer one was published: superseded the moment it was published
+        version.state, version.superseded_at = "superseded", version.published_at
+        version.superseded_by = current.version_id
         return False, None
     if current is not None:
-        current.state = "superseded"
+        current.state, current.superseded_at = "superseded", version.published_at
+        current.superseded_by = version.version_id
     version.state = "published"
     document.current_version_id, document.updated_at = version.version_id, utcnow()
     return True, current
+
+
+def superseded_beyond(session: Session, *, document_pk: int, keep: int
+                      ) -> list[DocumentVersion]:
+    """The document's superseded versions past the ``keep`` newest (retention)."""
+    return list(session.scalars(
+        select(DocumentVersion).where(DocumentVersion.document_pk == document_pk,
+                                      DocumentVersion.state == "superseded")
+        .order_by(DocumentVersion.id.desc()).offset(keep)))
+
+
+def versions_without_timeline(session: Session, *, limit: int
+                              ) -> list[tuple[DocumentVersion, str, str]]:
+    """(version, client id, document id) of published or superseded versions whose points do
+    not carry their timeline yet."""
+    rows = session.execute(
+        select(DocumentVersion, Document.client_id, Document.document_id)
+        .join(Document, Document.id == DocumentVersion.document_pk)
+        .where(DocumentVersion.state.in_(("published", "superseded")),
+               DocumentVersion.timeline_synced.is_(False))
+        .order_by(DocumentVersion.id).limit(limit)).all()
+    return [(v, c, d) for v, c, d in rows]
 
 
 def delete_document(session: Session, *, document: Document) -> None:

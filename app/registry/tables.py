@@ -112,6 +112,11 @@ class DocumentVersion(Base):
     chunk_count: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     published_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    # Its timeline: superseded when, by which version (registry/documents.mark_published).
+    superseded_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    superseded_by: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    # Whether its points carry the timeline fields (worker.recover catches older ones up).
+    timeline_synced: Mapped[bool] = mapped_column(Boolean, default=False)
     # The union of the entities found in its chunks (leaves under entities.<group>).
     entities: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     leaves_indexed: Mapped[bool] = mapped_column(Boolean, default=False)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -20,12 +21,14 @@ from app.bm25 import CorpusLookup, CorpusStats
 from app.errors import BadRequest, Conflict
 from app.registry import bm25_stats, discovery
 from app.registry import documents as docs_registry
+from app.registry.documents import ShownVersion
 from app.search.filters import RESERVED, parse_filters
 from app.search.grouping import with_evidence
 from app.search.metadata_lane import MetadataHit, fuse_versions, lookup_terms, rank_versions
 from app.search.pipeline import SearchEngine, SearchPlan
 from app.search.types import LaneReport, VersionHit
 from app.store import ChunkFilter
+from app.store.base import FAR_FUTURE
 
 MAX_WINDOW = 200
 VersionKey = tuple[str, str]
@@ -43,6 +46,8 @@ class SearchQuery:
     offset: int = 0
     limit: int = 10
     fusion: str | None = None  # None: the settings' default (rank, the contract's)
+    versions: str = "current"  # or "all": every published version, superseded ones too
+    as_of: datetime | None = None  # the versions current at this instant
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,7 @@ class AnswerRow:
     document_id: str
     version_id: str
     canonical_metadata: dict[str, Any]
+    version: ShownVersion | None  # its timeline
     contributions: dict[str, int]  # lane → the version's rank in that lane
     content: VersionHit | None     # with its evidence picked and hydrated
     metadata: MetadataHit | None
@@ -97,6 +103,7 @@ class SearchService:
             for key, kind, _count in discovery.key_catalog(session, client_id=client_id):
                 key_types.setdefault(key, set()).add(kind)
         flt, applied = parse_filters(query.filters, client_id=client_id, key_types=key_types)
+        flt = _in_time(flt, query)
         alpha = self.default_alpha if query.alpha is None else query.alpha
         fusion = query.fusion or self.engine.settings.fusion
 
@@ -136,10 +143,12 @@ class SearchService:
         shown = self.engine.with_texts(with_evidence(
             [by_content[k] for k, _ in page if k in by_content]))
         by_content.update({(v.document_id, v.version_id): v for v in shown})
-        canonical = {(d, v): m for d, v, m in docs_registry.versions_by_keys(
-            session, client_id=client_id, keys=[k for k, _ in page], with_metadata=True)}
+        versions = docs_registry.shown_versions(session, client_id=client_id,
+                                                keys=[k for k, _ in page])
         rows = [AnswerRow(rank=query.offset + i, document_id=key[0], version_id=key[1],
-                          canonical_metadata=canonical.get(key, {}), contributions=lanes,
+                          canonical_metadata=versions[key].canonical_metadata
+                          if key in versions else {}, version=versions.get(key),
+                          contributions=lanes,
                           content=by_content.get(key), metadata=by_metadata.get(key))
                 for i, (key, lanes) in enumerate(page, start=1)]
         timings["total"] = round((time.perf_counter() - started) * 1000, 3)
@@ -151,6 +160,25 @@ class SearchService:
             fusion=fusion,
             reranked=reranked, reranked_count=reranked_count, applied_filters=applied,
             timings=timings, warnings=warnings, lanes=lanes, degradations=degradations)
+
+
+def _in_time(flt: ChunkFilter, query: SearchQuery) -> ChunkFilter:
+    """Which versions may answer, as an engine filter on their points' timeline: the current
+    ones (their visibility), every published one, or those current at ``as_of``."""
+    if (query.as_of is not None or query.versions != "current") and query.scope != "content":
+        raise BadRequest("versions and as_of choose among versions for the content lane; the "
+                         "metadata lane holds current versions only: use scope content",
+                         code="INVALID_VERSIONS")
+    if query.as_of is not None:
+        if query.versions != "current":
+            raise BadRequest("as_of picks the versions current at an instant: it cannot be "
+                             "combined with versions: all", code="INVALID_VERSIONS")
+        instant = query.as_of.timestamp()
+        return replace(flt, searchable_only=False, published_by=instant,
+                       superseded_after=instant)
+    if query.versions == "all":
+        return replace(flt, searchable_only=False, published_by=FAR_FUTURE)
+    return flt
 
 
 def _require_ready(session: Session, client_id: str, scope: str) -> None:
@@ -185,9 +213,9 @@ def metadata_lane(session: Session, client_id: str, query: str, flt: ChunkFilter
     keys = sorted({(r.document_id, r.version_id) for r in rows})
     allowed = None
     if any(k in RESERVED for k in applied):
-        allowed = {(d, v) for d, v, _ in docs_registry.versions_by_keys(
+        allowed = set(docs_registry.versions_by_keys(
             session, client_id=client_id, keys=keys, document_ids=flt.document_ids,
-            version_ids=flt.version_ids, kinds=flt.kinds, sources=flt.sources)}
+            version_ids=flt.version_ids, kinds=flt.kinds, sources=flt.sources))
     leaves = (discovery.version_leaves(session, client_id=client_id, keys=keys)
               if any(k not in RESERVED for k in applied) else None)
     return rank_versions(query, [(r.document_id, r.version_id, r.leaf) for r in rows],

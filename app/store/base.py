@@ -15,6 +15,10 @@ from app.errors import ModelMismatchError, StoreNeedsReindex, StoreRejected
 from app.models.encoders import SparseVec
 
 DENSE, SPARSE = "dense", "sparse"
+# A version's timeline on its points (Unix seconds): published when, superseded when (far in
+# the future while current). Version-aware search filters on them inside the engine.
+PUBLISHED_TS, SUPERSEDED_TS = "published_ts", "superseded_ts"
+FAR_FUTURE = 32503680000.0  # year 3000
 POINT_NAMESPACE = uuid.UUID("6f1c1c1e-8c2a-4c52-9a40-3c7e1f3b9e11")
 # Keyword payload keys the filters use; each gets a payload index.
 # Visibility is a keyword, not a bool: qdrant-edge-py 0.9.0 never matches MatchValue(True)
@@ -71,6 +75,10 @@ class ChunkFilter:
     # strings match exactly, numbers by value. Two alternatives arise when one key is filtered
     # with values of two types that live under different paths (booleans: see filters.py).
     metadata: tuple[Alternatives, ...] = field(default=())
+    # The version timeline (with searchable_only off): published at or before, and superseded
+    # after, these instants. "Every published version" is published_by=FAR_FUTURE.
+    published_by: float | None = None
+    superseded_after: float | None = None
 
     def conditions(self) -> list[Alternatives]:
         """The conditions that must all hold."""
@@ -85,7 +93,8 @@ class ChunkFilter:
         return conds
 
 
-FilterOp = tuple[str, str, Any]  # ("any", key, [str, …]) | ("eq", key, v) | ("range", key, x)
+# ("any", key, [str, …]) | ("eq", key, v) | ("range", key, x): equal to x | ("lte" | "gt", key, x)
+FilterOp = tuple[str, str, Any]
 
 
 def filter_plan(flt: ChunkFilter) -> list[list[FilterOp]]:
@@ -103,6 +112,10 @@ def filter_plan(flt: ChunkFilter) -> list[list[FilterOp]]:
                 numeric = isinstance(v, (int, float)) and not isinstance(v, bool)
                 options.append(("range", key, float(v)) if numeric else ("eq", key, v))
         plan.append(options)
+    if flt.published_by is not None:
+        plan.append([("lte", PUBLISHED_TS, flt.published_by)])
+    if flt.superseded_after is not None:
+        plan.append([("gt", SUPERSEDED_TS, flt.superseded_after)])
     return plan
 
 
@@ -164,7 +177,9 @@ class VectorStore(Protocol):
     def upsert(self, points: list[ChunkPoint]) -> None: ...
 
     def set_searchable(self, *, client_id: str, document_id: str, version_id: str,
-                       searchable: bool) -> None: ...
+                       searchable: bool, timeline: dict[str, float] | None = None) -> None:
+        """Show or hide a version's points, and set their timeline fields if given."""
+        ...
 
     def delete(self, *, client_id: str, document_id: str, version_id: str | None = None
                ) -> None: ...

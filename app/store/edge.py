@@ -48,6 +48,10 @@ def _op(op: FilterOp) -> qe.FieldCondition:
         return qe.FieldCondition(key, match=qe.MatchAny(value))
     if kind == "range":
         return qe.FieldCondition(key, range=qe.RangeFloat(gte=value, lte=value))
+    if kind == "lte":
+        return qe.FieldCondition(key, range=qe.RangeFloat(lte=value))
+    if kind == "gt":
+        return qe.FieldCondition(key, range=qe.RangeFloat(gt=value))
     return qe.FieldCondition(key, match=qe.MatchValue(value))
 
 
@@ -178,12 +182,12 @@ class EdgeStore:
         self._update(qe.UpdateOperation.upsert_points(edge_points), "write of chunks")
 
     def set_searchable(self, *, client_id: str, document_id: str, version_id: str,
-                       searchable: bool) -> None:
+                       searchable: bool, timeline: dict[str, float] | None = None) -> None:
         flt = ChunkFilter(client_id=client_id, searchable_only=False,
                           document_ids=(document_id,), version_ids=(version_id,))
         self._update(qe.UpdateOperation.set_payload_by_filter(
-            _filter(flt), {"visibility": SEARCHABLE if searchable else HIDDEN}),
-            "visibility change")
+            _filter(flt), {"visibility": SEARCHABLE if searchable else HIDDEN,
+                           **(timeline or {})}), "visibility change")
 
     def delete(self, *, client_id: str, document_id: str, version_id: str | None = None) -> None:
         flt = ChunkFilter(client_id=client_id, searchable_only=False,

@@ -10,10 +10,11 @@ bool payload): app/search/filters.py turns filters into paths under these trees.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from app.leaves import Leaf
-from app.store.base import HIDDEN
+from app.store.base import FAR_FUTURE, HIDDEN, PUBLISHED_TS, SUPERSEDED_TS
 
 CLIENT_ID, DOCUMENT_ID, VERSION_ID = "client_id", "document_id", "version_id"
 CHUNK_ID, CHUNK_INDEX = "chunk_id", "chunk_index"
@@ -55,6 +56,13 @@ def chunk_payload(*, client_id: str, document_id: str, version_id: str, chunk_in
         SOURCE: source or "", ENTITIES: entities, VISIBILITY: HIDDEN, META: meta,
         META_BOOL: meta_bool,
     }
+
+
+def version_timeline(published_at: datetime | None, superseded_at: datetime | None
+                     ) -> dict[str, float]:
+    """A version's timeline as its points carry it (app/store/base.py PUBLISHED_TS)."""
+    return {PUBLISHED_TS: published_at.timestamp() if published_at else FAR_FUTURE,
+            SUPERSEDED_TS: superseded_at.timestamp() if superseded_at else FAR_FUTURE}
 
 
 def payload_meta(leaves: list[Leaf]) -> tuple[dict[str, Any], dict[str, Any]]:

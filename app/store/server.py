@@ -38,6 +38,10 @@ def _op(op: FilterOp) -> models.FieldCondition:
         return models.FieldCondition(key=key, match=models.MatchAny(any=value))
     if kind == "range":
         return models.FieldCondition(key=key, range=models.Range(gte=value, lte=value))
+    if kind == "lte":
+        return models.FieldCondition(key=key, range=models.Range(lte=value))
+    if kind == "gt":
+        return models.FieldCondition(key=key, range=models.Range(gt=value))
     return models.FieldCondition(key=key, match=models.MatchValue(value=value))
 
 
@@ -95,11 +99,12 @@ class ServerStore:
                     **({DENSE: p.dense} if p.dense is not None else {})}) for p in points])
 
     def set_searchable(self, *, client_id: str, document_id: str, version_id: str,
-                       searchable: bool) -> None:
+                       searchable: bool, timeline: dict[str, float] | None = None) -> None:
         flt = ChunkFilter(client_id=client_id, searchable_only=False,
                           document_ids=(document_id,), version_ids=(version_id,))
         visibility = SEARCHABLE if searchable else HIDDEN
-        self._client.set_payload(self._name, payload={"visibility": visibility},
+        self._client.set_payload(self._name, payload={"visibility": visibility,
+                                                      **(timeline or {})},
                                  points=_filter(flt), wait=True)
 
     def delete(self, *, client_id: str, document_id: str, version_id: str | None = None) -> None:
