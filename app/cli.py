@@ -281,6 +281,15 @@ def search(
         help="show each chunk's lane ranks and scores, and what each floor removed")] = False,
     limit: Annotated[int, typer.Option(min=1, max=200, help="versions per page")] = 10,
     offset: Annotated[int, typer.Option(min=0, max=199, help="versions to skip")] = 0,
+    versions: Annotated[str, typer.Option(
+        help="current (each document's current version) or all (superseded ones too)")]
+    = "current",
+    as_of: Annotated[str | None, typer.Option(
+        help="search the versions current at this RFC 3339 instant, e.g. 2026-03-31T00:00:00Z")]
+    = None,
+    why: Annotated[list[str] | None, typer.Option(
+        "--why", metavar="DOCUMENT_ID",
+        help="say why this document was or was not found (repeatable, up to 10)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the API's answer as JSON")]
     = False,
     api_key: ApiKeyOption = None,
@@ -298,7 +307,9 @@ def search(
     try:
         body = {"query": query, "scope": scope, "filters": parse_filter_options(filters or []),
                 "rerank": rerank, "explain": explain, "limit": limit, "offset": offset,
-                **({"alpha": alpha} if alpha is not None else {})}
+                "versions": versions, "diagnose": why or [],
+                **({"alpha": alpha} if alpha is not None else {}),
+                **({"as_of": as_of} if as_of else {})}
         if server:
             answer = search_via_server(settings, body, api_key, server)
         else:

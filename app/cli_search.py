@@ -173,3 +173,29 @@ def print_answer(console: Console, answer: dict[str, Any], *, explain: bool = Fa
         console.print(Text(f"timings ms: {timings}", style="dim"))
     for warning in meta.get("warnings", []):
         console.print(f"[yellow]warning:[/yellow] {escape(warning)}")
+    for diagnosis in meta.get("diagnostics") or []:
+        print_diagnosis(console, diagnosis)
+
+
+def print_diagnosis(console: Console, d: dict[str, Any]) -> None:
+    """`--why`: the status, the sentence, and each lane's numbers."""
+    head = Text("why ", style="bold")
+    head.append(f"{d['document_id']} {d['version_id'] or ''}".rstrip(), style="cyan")
+    head.append(f": {d['status']}", style="bold")
+    console.print(head)
+    console.print(indented(Text(d["message"]), 4))
+    for lane in d.get("lanes") or []:
+        if lane["score"] is None:
+            words = "no match"
+        else:
+            where = (f"rank {lane['rank']}" if lane["rank"] is not None
+                     else f"beyond rank {lane['beyond']}")
+            floor = (f", floor {lane['floor']:g}" if lane["floor"] is not None else "")
+            verdict = "passed" if lane["passed"] else "under the floor"
+            words = (f"{lane['chunk_id']} scored {lane['score']:.4g} ({where}{floor}): "
+                     f"{verdict}")
+        name = "bm25" if lane["lane"] == "sparse" else lane["lane"]
+        console.print(indented(Text(f"{name}: {words}", style="dim"), 4))
+    for key, values in (d.get("filters") or {}).items():
+        console.print(indented(Text(f"filter {key}: its values {json.dumps(values)}",
+                                    style="dim"), 4))

@@ -29,6 +29,20 @@ class _RequestContext(logging.Filter):
         return True
 
 
+class _Stderr(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever ``sys.stderr`` is when a line is logged (as logging.lastResort
+    does), so a process whose stderr is swapped (test runners, daemons) never writes to a
+    closed stream."""
+
+    @property  # type: ignore[override]
+    def stream(self):  # type: ignore[no-untyped-def]
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value) -> None:  # type: ignore[no-untyped-def]
+        pass
+
+
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         line: dict[str, Any] = {
@@ -46,7 +60,7 @@ class JsonFormatter(logging.Formatter):
 def configure(level: str = "INFO", fmt: str = "text") -> None:
     """The process's logging: one stderr handler in the chosen format for every logger,
     uvicorn's included (its access log is replaced by the app's, app/api/observe.py)."""
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _Stderr()
     handler.addFilter(_RequestContext())
     handler.setFormatter(JsonFormatter() if fmt == "json" else logging.Formatter(TEXT_FORMAT))
     root = logging.getLogger()

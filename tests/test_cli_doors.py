@@ -5,6 +5,7 @@ Against a live server on a free port (fake models) and, for `serve`, with no mod
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,7 +34,11 @@ def narrow(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[CliRunne
     monkeypatch.setenv("EVIDENCE_DATA_DIR", str(tmp_path / "cli-data"))
     monkeypatch.delenv("EVIDENCE_API_KEY", raising=False)
     get_settings.cache_clear()
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level  # `serve` configures logging for the process
     yield CliRunner()
+    root.handlers[:] = handlers
+    root.setLevel(level)
     get_settings.cache_clear()
 
 
@@ -271,3 +276,20 @@ def test_every_option_has_help(narrow: CliRunner) -> None:
     missing = [f"{path} {p.name}" for path, p in walk(group, "evidence")
                if isinstance(p, click.Option) and not p.help and p.name != "help"]
     assert not missing, missing
+
+
+def test_why_prints_the_diagnosis_at_80_columns(narrow: CliRunner, server: LiveServer,
+                                               tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "fruit.txt").write_text("apple banana cherry smoothie")
+    (folder / "cars.txt").write_text("engine wheels brakes gearbox")
+    assert _run(narrow, server, "ingest", str(folder))[0] == 0
+    code, out = _run(narrow, server, "search", "apple banana cherry", "--alpha", "1",
+                     "--why", "cars.txt", "--why", "nothing")
+    assert code == 0, out
+    _lines_fit(out)
+    assert "why cars.txt v1: BELOW_FLOOR" in out
+    assert "    dense: cars.txt:0 scored " in out and "floor 0.29): under the floor" in out
+    assert "why nothing: NOT_FOUND" in out
+    assert "    there is no document 'nothing' for this client" in out

@@ -17,7 +17,7 @@ FIELD_CODES = {
     "query": "INVALID_QUERY", "alpha": "INVALID_ALPHA", "scope": "INVALID_SCOPE",
     "limit": "INVALID_LIMIT", "offset": "INVALID_OFFSET", "filters": "INVALID_FILTER",
     "rerank": "INVALID_REQUEST", "explain": "INVALID_REQUEST", "fusion": "INVALID_FUSION",
-    "versions": "INVALID_VERSIONS", "as_of": "INVALID_AS_OF",
+    "versions": "INVALID_VERSIONS", "as_of": "INVALID_AS_OF", "diagnose": "INVALID_DIAGNOSE",
 }
 
 

@@ -6,15 +6,18 @@ Literal spans are computed here, for the evidence shown; explain adds each item'
 from __future__ import annotations
 
 import math
+from dataclasses import asdict
 
 from app.api.schemas import (
     ContentEvidence,
     ContentItem,
     Contribution,
+    Diagnostic,
     DocumentOut,
     DocumentVersionRef,
     EvidenceResult,
     JobOut,
+    LaneDiagnosis,
     LaneExplain,
     LiteralSpan,
     Meta,
@@ -39,7 +42,8 @@ from app.store.payload import HEADING_PATH, LINE_END, LINE_START, PAGE, TEXT
 def search_query(body: SearchRequest) -> SearchQuery:
     return SearchQuery(query=body.query, scope=body.scope, alpha=body.alpha, rerank=body.rerank,
                        filters=body.filters, offset=body.offset, limit=body.limit,
-                       fusion=body.fusion, versions=body.versions, as_of=body.as_of)
+                       fusion=body.fusion, versions=body.versions, as_of=body.as_of,
+                       diagnose=tuple(body.diagnose))
 
 
 def evidence_result(answer: SearchAnswer, *, explain: bool) -> EvidenceResult:
@@ -64,7 +68,12 @@ def evidence_result(answer: SearchAnswer, *, explain: bool) -> EvidenceResult:
         lanes=[LaneExplain(lane=r.lane, floor=r.floor if math.isfinite(r.floor) else None,
                            fetched=r.fetched, kept=r.kept,  # type: ignore[arg-type]
                            removed_by_floor=r.fetched - r.kept, depth=r.depth)
-               for r in answer.lanes] if explain else None))
+               for r in answer.lanes] if explain else None,
+        diagnostics=None if answer.diagnoses is None else [
+            Diagnostic(document_id=d.document_id, version_id=d.version_id,
+                       status=d.status, rank=d.rank,  # type: ignore[arg-type]
+                       lanes=[LaneDiagnosis(**asdict(x)) for x in d.lanes],
+                       filters=d.filters, message=d.message) for d in answer.diagnoses]))
 
 
 def _version_ref(row: AnswerRow) -> DocumentVersionRef:

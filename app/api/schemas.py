@@ -169,6 +169,11 @@ class SearchRequest(BaseModel):
         None, description="RFC 3339 instant (with its offset): search the versions that were "
                           "current then. Not with versions: all",
         examples=["2026-03-31T23:59:59Z"])
+    diagnose: list[Annotated[str, Field(max_length=200)]] = Field(
+        default_factory=list, max_length=10,
+        description="Up to 10 document_ids: meta.diagnostics says, for this very search, "
+                    "whether each was shown and, if not, why (a floor, the window, a filter, "
+                    "its versions, not published, not found)", examples=[["travel-policy.pdf"]])
     offset: int = Field(0, ge=0, le=MAX_WINDOW, description="offset + limit ≤ 200")
     limit: int = Field(10, ge=1, le=MAX_WINDOW, description="Document Versions per page")
     explain: bool = Field(False, description="Add per-lane scores and ranks to each item")
@@ -280,6 +285,30 @@ class LaneExplain(BaseModel):
     depth: int = Field(description="How deep the lane searched")
 
 
+class LaneDiagnosis(BaseModel):
+    lane: Literal["dense", "sparse"]
+    chunk_id: str | None = Field(description="The document's best chunk in this lane; null: "
+                                             "the lane does not find it at all")
+    score: float | None = Field(description="Its raw score (cosine, or BM25)")
+    rank: int | None = Field(description="Its rank among the chunks this search could see, "
+                                         "within the depth the lane searched")
+    beyond: int | None = Field(description="Else: ranked beyond this depth")
+    floor: float | None
+    passed: bool = Field(description="At or over the floor")
+
+
+class Diagnostic(BaseModel):
+    document_id: str
+    version_id: str | None
+    status: Literal["SHOWN", "OUTSIDE_WINDOW", "BELOW_FLOOR", "NOT_RETRIEVED", "FILTERED_OUT",
+                    "NOT_CURRENT", "NOT_PUBLISHED", "NOT_FOUND"]
+    rank: int | None = Field(None, description="Its rank in this answer, where it has one")
+    lanes: list[LaneDiagnosis] = Field(default_factory=list)
+    filters: dict[str, list[Any]] = Field(
+        default_factory=dict, description="FILTERED_OUT: each excluding key → its own values")
+    message: str = Field(description="One sentence a person understands")
+
+
 class RetrievalInfo(BaseModel):
     alpha: float
     fusion: Fusion = Field(Fusion.rank, description="The fusion used (additive)")
@@ -303,6 +332,8 @@ class Meta(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     lanes: list[LaneExplain] | None = Field(
         None, description="With explain: each content lane's floor, fetched and kept counts")
+    diagnostics: list[Diagnostic] | None = Field(
+        None, description="With diagnose: one entry per named document_id")
 
 
 CONTRACT_RESPONSE_EXAMPLE = {

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from app.bm25 import CorpusLookup, weigh_query
 from app.errors import Unavailable
+from app.models.encoders import SparseVec
 from app.models.loading import LoadedModels
 from app.search.fusion import FUSERS, SCORE_FUSIONS
 from app.search.grouping import group_versions
@@ -47,6 +48,9 @@ class SearchOutcome:
     reranked: bool
     reranked_count: int
     trace: Trace
+    # the query as the lanes asked it (diagnosis asks again with them)
+    dense_vector: list[float] | None = None
+    sparse_vector: SparseVec | None = None
 
 
 STEPS = ("embed", "dense", "sparse", "fuse", "rerank", "group")
@@ -222,4 +226,6 @@ class SearchEngine:
         trace.timings = {k: trace.timings.get(k, 0.0) for k in STEPS}
         trace.timings["total"] = round((time.perf_counter() - started) * 1000, 3)
         return SearchOutcome(versions=versions, total_is_lower_bound=lower_bound,
-                             reranked=reranked, reranked_count=reranked_count, trace=trace)
+                             reranked=reranked, reranked_count=reranked_count, trace=trace,
+                             dense_vector=vector if use_dense else None,
+                             sparse_vector=sparse_vector if use_sparse else None)

@@ -22,6 +22,7 @@ from app.errors import BadRequest, Conflict
 from app.registry import bm25_stats, discovery
 from app.registry import documents as docs_registry
 from app.registry.documents import ShownVersion
+from app.search.diagnose import Diagnosis, SearchContext, diagnose
 from app.search.filters import RESERVED, parse_filters
 from app.search.grouping import with_evidence
 from app.search.metadata_lane import MetadataHit, fuse_versions, lookup_terms, rank_versions
@@ -48,6 +49,7 @@ class SearchQuery:
     fusion: str | None = None  # None: the settings' default (rank, the contract's)
     versions: str = "current"  # or "all": every published version, superseded ones too
     as_of: datetime | None = None  # the versions current at this instant
+    diagnose: tuple[str, ...] = ()  # document ids to explain (app/search/diagnose.py)
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,7 @@ class SearchAnswer:
     warnings: list[str]
     lanes: list[LaneReport] = field(default_factory=list)  # the content lanes' floors at work
     degradations: list[str] = field(default_factory=list)  # what fell back, by name
+    diagnoses: list[Diagnosis] | None = None
 
 
 class SearchService:
@@ -112,6 +115,7 @@ class SearchService:
         warnings: list[str] = []
         lanes: list[LaneReport] = []
         degradations: list[str] = []
+        outcome = None
         lower_bound, reranked, reranked_count = False, False, 0
         if query.scope in ("content", "both"):
             outcome = self.engine.search(SearchPlan(
@@ -145,6 +149,18 @@ class SearchService:
         by_content.update({(v.document_id, v.version_id): v for v in shown})
         versions = docs_registry.shown_versions(session, client_id=client_id,
                                                 keys=[k for k, _ in page])
+        diagnoses = None
+        if query.diagnose:
+            t0 = time.perf_counter()
+            diagnoses = diagnose(session, self.engine.store, SearchContext(
+                client_id=client_id, versions=query.versions, as_of=query.as_of,
+                engine_filter=flt, applied=applied, ranked=[k for k, _ in ranked],
+                offset=query.offset, window=window,
+                dense_vector=outcome.dense_vector if outcome else None,
+                sparse_vector=outcome.sparse_vector if outcome else None,
+                floors=self.engine.floors(fusion),
+                depths={r.lane: r.depth for r in lanes}), query.diagnose)
+            timings["diagnose"] = round((time.perf_counter() - t0) * 1000, 3)
         rows = [AnswerRow(rank=query.offset + i, document_id=key[0], version_id=key[1],
                           canonical_metadata=versions[key].canonical_metadata
                           if key in versions else {}, version=versions.get(key),
@@ -159,7 +175,8 @@ class SearchService:
             has_more=total > window or (lower_bound and total >= window), alpha=alpha,
             fusion=fusion,
             reranked=reranked, reranked_count=reranked_count, applied_filters=applied,
-            timings=timings, warnings=warnings, lanes=lanes, degradations=degradations)
+            timings=timings, warnings=warnings, lanes=lanes, degradations=degradations,
+            diagnoses=diagnoses)
 
 
 def _in_time(flt: ChunkFilter, query: SearchQuery) -> ChunkFilter:
