@@ -17,6 +17,7 @@ from fastapi import Depends, FastAPI
 from fastapi_offline import FastAPIOffline
 
 from app import metrics
+from app.api.console import mount_console
 from app.api.deps import reject_unknown_query_params
 from app.api.errors import install_error_handlers
 from app.api.guard import DOCS_ASSETS, CatchAll, Gate
@@ -94,4 +95,5 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
     app.add_middleware(Observe)  # outermost: the request id covers everything, 500s too
     for module in (documents, search, clients, health):
         app.include_router(module.router, dependencies=[Depends(reject_unknown_query_params)])
+    mount_console(app)
     return app

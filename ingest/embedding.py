@@ -22,7 +22,7 @@ class EmbeddedBatch:
     dense: np.ndarray | None
     sparse: list[SparseVec]
     entities: list[Entities]
-    seconds: dict[str, float] = field(default_factory=dict)  # embed, entities (metrics)
+    seconds: dict[str, float] = field(default_factory=dict, compare=False)  # metrics
 
 
 class BatchEmbedder:

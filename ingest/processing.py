@@ -41,7 +41,7 @@ class Prepared:
     char_count: int
     warnings: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
-    seconds: dict[str, float] = field(default_factory=dict)  # extract, chunk (metrics)
+    seconds: dict[str, float] = field(default_factory=dict, compare=False)  # metrics
 
 
 class Processor(Protocol):

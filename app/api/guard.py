@@ -24,8 +24,9 @@ from app.registry import clients as clients_registry
 from app.registry.database import transaction
 
 log = logging.getLogger(__name__)
-PUBLIC_PATHS = frozenset({"/health", "/healthz", "/readyz", "/metrics", "/docs",
-                          "/docs/oauth2-redirect", "/redoc", "/openapi.json"})
+PUBLIC_PATHS = frozenset({"/", "/health", "/healthz", "/readyz", "/metrics", "/docs",
+                          "/docs/oauth2-redirect", "/redoc", "/openapi.json", "/console"})
+CONSOLE = "/console"  # the browser console's files (app/api/console.py): public, it signs in
 DOCS_ASSETS = "/docs-assets"  # Swagger UI and ReDoc's scripts (app/main.py), public too
 
 
@@ -36,7 +37,8 @@ async def _answer(scope: Scope, receive: Receive, send: Send, status: int, code:
 
 
 def _is_public(path: str) -> bool:
-    return path in PUBLIC_PATHS or path.startswith(DOCS_ASSETS + "/")
+    return (path in PUBLIC_PATHS or path.startswith(DOCS_ASSETS + "/")
+            or path.startswith(CONSOLE + "/"))
 
 
 class CatchAll:

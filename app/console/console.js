@@ -1,0 +1,410 @@
+// The console: sign in, search (why this result), compare modes, documents. A client of the
+// public API and nothing else (api.js); untrusted text rendered as text (render.js).
+import { ApiError, call, session } from "./api.js";
+import { clear, el, fmt, highlighted } from "./render.js";
+
+const $ = (id) => document.getElementById(id);
+const MAX_WINDOW = 200;
+const state = { offset: 0, lastBody: null, docOffset: 0, docLimit: 20 };
+
+// ---- sign in --------------------------------------------------------------------------
+
+async function signIn(key) {
+  $("sign-in-error").textContent = "";
+  try {
+    const me = await call("GET", "/clients/me", { key });
+    session.key = key;
+    showApp(me);
+  } catch (err) {
+    session.key = null;
+    $("sign-in-error").textContent = err instanceof ApiError
+      ? `${err.message} (${err.code})` : String(err);
+  }
+}
+
+function showApp(me) {
+  $("sign-in").hidden = true;
+  $("tabs").hidden = false;
+  $("who").textContent = `Signed in as client ${me.name}`;
+  show("search");
+  loadFilterKeys(me);
+}
+
+function signOut() {
+  session.key = null;
+  $("tabs").hidden = true;
+  $("who").textContent = "";
+  for (const v of ["search", "compare", "documents"]) $("view-" + v).hidden = true;
+  $("sign-in").hidden = false;
+  $("api-key").value = "";
+  $("api-key").focus();
+}
+
+function show(view) {
+  for (const button of $("tabs").querySelectorAll("button[data-view]")) {
+    button.setAttribute("aria-pressed", String(button.dataset.view === view));
+  }
+  for (const v of ["search", "compare", "documents"]) $("view-" + v).hidden = v !== view;
+  if (view === "documents") loadDocuments();
+}
+
+// ---- search ---------------------------------------------------------------------------
+
+function filterRow(key = "", value = "") {
+  const n = $("filters").children.length + 1;
+  const keyInput = el("input", { type: "text", list: "filter-keys", value: key,
+                                 "aria-label": `Filter ${n} key`, placeholder: "custom.project" });
+  const valueInput = el("input", { type: "text", value, "aria-label": `Filter ${n} value`,
+                                   placeholder: "Apollo" });
+  const remove = el("button", { type: "button", "aria-label": `Remove filter ${n}`,
+                                text: "Remove" });
+  const row = el("div", { class: "filter-row" }, keyInput, el("span", { text: "=" }),
+                 valueInput, remove);
+  remove.addEventListener("click", () => row.remove());
+  $("filters").append(row);
+  keyInput.focus();
+}
+
+function filtersFromForm() {
+  const filters = {};
+  for (const row of $("filters").children) {
+    const [key, value] = row.querySelectorAll("input");
+    const k = key.value.trim();
+    if (!k) continue;
+    let v = value.value;
+    try {
+      const parsed = JSON.parse(v);
+      if (parsed !== null && typeof parsed !== "object") v = parsed;
+      else if (Array.isArray(parsed)) v = parsed;
+    } catch (err) { /* a plain string */ }
+    filters[k] = k in filters ? [].concat(filters[k], v) : v;
+  }
+  return filters;
+}
+
+async function loadFilterKeys(me) {
+  const list = clear($("filter-keys"));
+  for (const k of ["document_id", "version_id", "kind", "source"]) list.append(el("option", { value: k }));
+  if (!me || me.metadata_discovery.state !== "ready") return;
+  try {
+    const catalog = await call("GET", "/clients/me/metadata");
+    for (const k of catalog.keys) list.append(el("option", { value: k.key }));
+  } catch (err) { /* the keys are a convenience */ }
+}
+
+function searchBody(offset) {
+  return {
+    query: $("q").value,
+    scope: $("scope").value,
+    alpha: Number($("alpha").value),
+    rerank: $("rerank").checked,
+    explain: $("explain").checked,
+    filters: filtersFromForm(),
+    limit: Number($("limit").value),
+    offset,
+  };
+}
+
+async function runSearch(offset = 0) {
+  $("search-error").textContent = "";
+  $("readiness").hidden = true;
+  const body = searchBody(offset);
+  if (body.offset + body.limit > MAX_WINDOW) body.offset = MAX_WINDOW - body.limit;
+  try {
+    const answer = await call("POST", "/search", { json: body });
+    state.offset = body.offset;
+    state.lastBody = body;
+    renderAnswer(answer, body.explain);
+  } catch (err) {
+    clear($("results"));
+    clear($("search-meta"));
+    if (err.code === "METADATA_DISCOVERY_NOT_READY") showReadiness(err);
+    else $("search-error").textContent = `${err.message} (${err.code})`;
+  }
+}
+
+function showReadiness(err) {
+  const d = err.details || {};
+  const box = clear($("readiness"));
+  box.hidden = false;
+  box.append(el("p", { text: `Scope ${d.scope} needs metadata discovery: it is ${d.state}` +
+    (d.state === "discovering" ? `, ${Math.round((d.progress || 0) * 100)} % done ` +
+      `(${d.indexed_versions} of ${d.published_versions} versions)` : "") + "." }));
+  if (d.state === "disabled") {
+    const enable = el("button", { type: "button", text: "Enable metadata discovery" });
+    enable.addEventListener("click", async () => {
+      try {
+        const now = await call("POST", "/clients/me/metadata/discovery", { json: { enabled: true } });
+        box.replaceChildren(el("p", { text: `Metadata discovery is ${now.state} ` +
+          `(${Math.round(now.progress * 100)} %). Search again when it is ready.` }));
+      } catch (e) { box.append(el("p", { class: "error", text: e.message })); }
+    });
+    box.append(enable);
+  }
+}
+
+function evidenceItem(item, lanes) {
+  const where = item.page ? `page ${item.page}` :
+    item.line_start ? `lines ${item.line_start}–${item.line_end || item.line_start}` : "";
+  const heading = (item.heading_path || []).join(" › ");
+  const node = el("div", { class: "evidence" },
+    (where || heading) ? el("div", { class: "where", text: [where, heading].filter(Boolean).join(" · ") }) : null,
+    el("p", {}, highlighted(item.text, item.literal_spans)));
+  if (item.scores) {
+    const s = item.scores;
+    const floors = Object.fromEntries((lanes || []).map((l) => [l.lane, l.floor]));
+    node.append(el("p", { class: "scores" },
+      el("span", { class: "score-dense", text: `dense ${fmt(s.dense, 4)} (rank ${s.dense_rank ?? "—"}, floor ${fmt(floors.dense, 2)})` }),
+      " · ",
+      el("span", { class: "score-sparse", text: `BM25 ${fmt(s.sparse, 4)} (rank ${s.sparse_rank ?? "—"}, floor ${fmt(floors.sparse, 2)})` }),
+      " · ",
+      el("span", { class: "score-fused", text: `fused ${fmt(s.fused, 6)}` }),
+      " · ",
+      el("span", { class: "score-rerank", text: `rerank ${fmt(s.rerank, 4)}` })));
+  }
+  return node;
+}
+
+function resultCard(row, lanes) {
+  const meta = row.canonical_metadata || {};
+  const filename = (meta.source || {}).filename || row.document_version.document_id;
+  const title = (meta.document || {}).title;
+  const ev = row.content_evidence;
+  const card = el("li", { class: "card" },
+    el("h3", {}, `${row.rank}. ${filename}`, title ? ` — ${title}` : ""),
+    el("div", { class: "ref", text: `${row.document_version.document_id} · version ` +
+      `${row.document_version.version_id ?? "—"} · ` +
+      row.retrieval_contributions.map((c) => `${c.lane} #${c.rank}`).join(", ") }),
+    ev.items.map((item) => evidenceItem(item, lanes)));
+  if (ev.total) {
+    card.append(el("div", { class: "hint", text: `${ev.items.length} of ${ev.total} matching ` +
+      `chunks shown${ev.truncated ? " (truncated)" : ""}` }));
+  }
+  const md = row.metadata_evidence;
+  if (md.items.length) {
+    card.append(el("ul", { class: "metadata" }, md.items.map((m) =>
+      el("li", {}, el("strong", { text: m.key }), " = ",
+         highlighted(typeof m.value === "string" ? m.value : JSON.stringify(m.value), m.spans),
+         ` (${m.match})`))));
+  }
+  return card;
+}
+
+function renderTimings(timings) {
+  const box = clear($("timings"));
+  const entries = Object.entries(timings || {}).filter(([k]) => k !== "total");
+  const total = (timings || {}).total || 0;
+  box.hidden = !entries.length;
+  if (!entries.length) return;
+  const max = Math.max(...entries.map(([, v]) => v), 0.001);
+  box.append(el("div", { class: "bars", role: "img",
+                         "aria-label": `Timings of this answer, ${fmt(total, 1)} ms in all` },
+    entries.map(([stage, ms]) => {
+      const fill = el("span", { class: "fill" });
+      fill.style.width = `${(100 * ms) / max}%`;  // CSSOM, allowed by the CSP
+      return el("div", { class: "bar" }, el("span", { text: stage }), el("span", {}, fill),
+                el("span", { text: `${fmt(ms, 1)} ms` }));
+    })));
+}
+
+function renderAnswer(answer, explain) {
+  const m = answer.meta;
+  const metaBox = clear($("search-meta"));
+  const first = m.total ? m.offset + 1 : 0;
+  const last = m.offset + answer.results.length;
+  metaBox.append(el("p", { text: `${m.total}${m.total_is_lower_bound ? "+" : ""} document ` +
+    `version${m.total === 1 ? "" : "s"}` + (answer.results.length ? `, showing ${first}–${last}` : "") +
+    ` · alpha ${m.retrieval.alpha} · ${m.retrieval.fusion || "rank"} fusion` +
+    (m.retrieval.reranked ? ` · reranked ${m.retrieval.reranked_count}` : "") +
+    ` · ${fmt(m.query_time_ms, 1)} ms` +
+    (m.total_is_lower_bound ? " · the total is a lower bound (the candidate ceiling was reached)" : "") }));
+  if (m.warnings && m.warnings.length) {
+    metaBox.append(el("ul", { class: "warnings" }, m.warnings.map((w) => el("li", { text: w }))));
+  }
+  if (explain && m.lanes) {
+    metaBox.append(el("p", { class: "scores", text: m.lanes.map((l) =>
+      `${l.lane === "sparse" ? "BM25" : "dense"} lane: fetched ${l.fetched}, kept ${l.kept}` +
+      (l.floor === null ? " (no floor)" : ` at or over the floor ${l.floor}`)).join(" · ") }));
+  }
+  renderTimings(explain ? m.timings : null);
+  clear($("results")).append(...answer.results.map((row) => resultCard(row, m.lanes)));
+  $("page-info").textContent = m.total ? `Results ${first}–${last} of ${m.total}` +
+    ` (at most ${MAX_WINDOW} reachable)` : "";
+  $("prev").disabled = m.offset === 0;
+  $("next").disabled = !m.has_more || m.offset + m.limit >= MAX_WINDOW;
+}
+
+// ---- compare modes --------------------------------------------------------------------
+
+async function runCompare() {
+  $("compare-error").textContent = "";
+  const query = $("compare-q").value;
+  const modes = [["Keyword (alpha 0)", 0], ["Dense (alpha 1)", 1], ["Hybrid (alpha 0.5)", 0.5]];
+  try {
+    const answers = await Promise.all(modes.map(([, alpha]) =>
+      call("POST", "/search", { json: { query, alpha, limit: 10 } })));
+    const keys = answers.map((a) => new Set(a.results.map((r) =>
+      `${r.document_version.document_id}@${r.document_version.version_id}`)));
+    const common = [...keys[0]].filter((k) => keys.every((s) => s.has(k)));
+    const box = clear($("compare"));
+    answers.forEach((answer, i) => {
+      box.append(el("section", { "aria-label": modes[i][0] },
+        el("h3", { text: modes[i][0] }),
+        el("p", { class: "hint", text: `${answer.meta.total} versions · ${fmt(answer.meta.query_time_ms, 1)} ms` }),
+        answer.meta.warnings.length ? el("ul", { class: "warnings" },
+          answer.meta.warnings.map((w) => el("li", { text: w }))) : null,
+        el("ol", {}, answer.results.map((r) => {
+          const k = `${r.document_version.document_id}@${r.document_version.version_id}`;
+          const shared = common.includes(k);
+          const meta = r.canonical_metadata || {};
+          return el("li", { class: shared ? "common" : undefined },
+            `${(meta.source || {}).filename || r.document_version.document_id} ` +
+            `${r.document_version.version_id ?? ""}`, shared ? " ● in all three" : "");
+        }))));
+    });
+  } catch (err) {
+    $("compare-error").textContent = `${err.message} (${err.code})`;
+  }
+}
+
+// ---- documents ------------------------------------------------------------------------
+
+async function loadDocuments() {
+  $("documents-error").textContent = "";
+  const params = new URLSearchParams({ limit: state.docLimit, offset: state.docOffset,
+                                       sort: "updated_at", order: "desc" });
+  if ($("doc-kind").value) params.append("kind", $("doc-kind").value);
+  if ($("doc-state").value) params.append("state", $("doc-state").value);
+  try {
+    const list = await call("GET", "/documents?" + params);
+    $("documents-caption").textContent = `${list.total} document(s)`;
+    const body = clear($("documents").querySelector("tbody"));
+    for (const d of list.documents) {
+      const open = el("button", { type: "button", text: d.document_id,
+                                  "aria-label": `Open ${d.document_id}` });
+      open.addEventListener("click", () => openDocument(d.document_id));
+      const remove = el("button", { type: "button", text: "Delete",
+                                    "aria-label": `Delete ${d.document_id}` });
+      remove.addEventListener("click", () => deleteDocument(d.document_id));
+      body.append(el("tr", {},
+        el("td", {}, open, el("div", { class: "hint", text: d.filename })),
+        el("td", { text: d.title || "—" }),
+        el("td", { class: `state-${d.state}`, text: d.state + (d.error ? `: ${d.error}` : "") }),
+        el("td", { text: String(d.version_count) }),
+        el("td", { text: d.updated_at.replace("T", " ").slice(0, 16) }),
+        el("td", {}, remove)));
+    }
+    $("doc-prev").disabled = state.docOffset === 0;
+    $("doc-next").disabled = state.docOffset + state.docLimit >= list.total;
+  } catch (err) {
+    $("documents-error").textContent = `${err.message} (${err.code})`;
+  }
+}
+
+async function openDocument(id) {
+  const box = clear($("document-detail"));
+  try {
+    const d = await call("GET", `/documents/${encodeURIComponent(id)}`);
+    box.append(el("h3", { text: `${d.document_id}${d.title ? " — " + d.title : ""}` }),
+      el("table", {}, el("caption", { text: "Versions" }),
+        el("thead", {}, el("tr", {}, ["Version", "State", "File", "Chunks", "Published",
+                                     "Superseded"].map((h) => el("th", { scope: "col", text: h })))),
+        el("tbody", {}, d.versions.map((v) => el("tr", {},
+          el("td", { text: v.version_id }),
+          el("td", { class: `state-${v.state}`, text: v.state }),
+          el("td", { text: v.filename }), el("td", { text: String(v.chunk_count) }),
+          el("td", { text: v.published_at ? v.published_at.slice(0, 19) : "—" }),
+          el("td", { text: v.superseded_at ? `${v.superseded_at.slice(0, 19)} by ${v.superseded_by}` : "—" }))))));
+    if (d.error) box.append(el("p", { class: "error", text: `The latest version failed: ${d.error}` }));
+  } catch (err) {
+    box.append(el("p", { class: "error", text: `${err.message} (${err.code})` }));
+  }
+}
+
+async function deleteDocument(id) {
+  if (!window.confirm(`Delete ${id} and every version of it?`)) return;
+  try {
+    await call("DELETE", `/documents/${encodeURIComponent(id)}`);
+    clear($("document-detail"));
+    await loadDocuments();
+  } catch (err) {
+    $("documents-error").textContent = `${err.message} (${err.code})`;
+  }
+}
+
+async function upload(file) {
+  const status = clear($("upload-status"));
+  if (!file) { status.append(el("p", { class: "error", text: "Choose a file first." })); return; }
+  const form = new FormData();
+  form.append("file", file, file.name);
+  const id = $("doc-id").value.trim();
+  if (id) form.append("document_id", id);
+  const meta = $("doc-meta").value.trim();
+  if (meta) {
+    let parsed;
+    try { parsed = JSON.parse(meta); } catch (err) { parsed = undefined; }
+    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
+      status.append(el("p", { class: "error", text: "Metadata must be a JSON object, e.g. {\"project\": \"Apollo\"}." }));
+      return;
+    }
+    form.append("metadata", meta);
+  }
+  try {
+    const accepted = await call("POST", "/documents", { form });
+    const bar = el("progress", { max: "1", value: "0", "aria-label": `Indexing ${file.name}` });
+    const words = el("span", { text: ` ${file.name}: ${accepted.status}` });
+    status.append(el("p", { class: "job" }, bar, words));
+    for (;;) {
+      const job = await call("GET", `/jobs/${accepted.job_id}`);
+      bar.value = job.status === "succeeded" ? 1 : job.progress;
+      if (job.status === "succeeded") {
+        words.textContent = ` ${file.name}: published as ${job.document_id} ${job.version_id}` +
+          (accepted.deduplicated ? " (the same bytes were already there)" : "");
+        break;
+      }
+      if (job.status === "failed") {
+        words.textContent = ` ${file.name}: failed: ${job.error}`;
+        words.className = "error";
+        break;
+      }
+      words.textContent = ` ${file.name}: ${job.status} ${Math.round(job.progress * 100)} %`;
+      await new Promise((r) => setTimeout(r, 400));
+    }
+    await loadDocuments();
+  } catch (err) {
+    status.append(el("p", { class: "error", text: `${err.message} (${err.code})` }));
+  }
+}
+
+// ---- wiring ---------------------------------------------------------------------------
+
+function wire() {
+  $("sign-in-form").addEventListener("submit", (e) => { e.preventDefault(); signIn($("api-key").value.trim()); });
+  $("sign-out").addEventListener("click", signOut);
+  for (const button of $("tabs").querySelectorAll("button[data-view]")) {
+    button.addEventListener("click", () => show(button.dataset.view));
+  }
+  $("alpha").addEventListener("input", () => { $("alpha-value").textContent = Number($("alpha").value).toFixed(2); });
+  $("search-form").addEventListener("submit", (e) => { e.preventDefault(); runSearch(0); });
+  $("add-filter").addEventListener("click", () => filterRow());
+  $("prev").addEventListener("click", () => runSearch(Math.max(0, state.offset - Number($("limit").value))));
+  $("next").addEventListener("click", () => runSearch(state.offset + Number($("limit").value)));
+  $("compare-form").addEventListener("submit", (e) => { e.preventDefault(); runCompare(); });
+  $("upload-form").addEventListener("submit", (e) => { e.preventDefault(); upload($("file").files[0]); });
+  $("doc-refresh").addEventListener("click", () => { state.docOffset = 0; loadDocuments(); });
+  $("doc-kind").addEventListener("change", () => { state.docOffset = 0; loadDocuments(); });
+  $("doc-state").addEventListener("change", () => { state.docOffset = 0; loadDocuments(); });
+  $("doc-prev").addEventListener("click", () => { state.docOffset = Math.max(0, state.docOffset - state.docLimit); loadDocuments(); });
+  $("doc-next").addEventListener("click", () => { state.docOffset += state.docLimit; loadDocuments(); });
+  const zone = $("upload-form");
+  zone.addEventListener("dragover", (e) => { e.preventDefault(); zone.classList.add("over"); });
+  zone.addEventListener("dragleave", () => zone.classList.remove("over"));
+  zone.addEventListener("drop", (e) => {
+    e.preventDefault();
+    zone.classList.remove("over");
+    if (e.dataTransfer.files.length) upload(e.dataTransfer.files[0]);
+  });
+}
+
+wire();
+if (session.key) signIn(session.key); else $("api-key").focus();

@@ -1,0 +1,226 @@
+"""The browser console in real Chromium (Debian's, driven by Playwright), against a live server
+with the real models: sign in, upload and watch it publish, search and see the <mark>, the
+"why" numbers equal to the API's, compare modes, the 409 and enabling discovery, a bad key,
+an XSS document inert, every request to 127.0.0.1, no console errors, two screen sizes."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.conftest import REPO
+from tests.live import LiveServer, live_server
+
+pytestmark = pytest.mark.integration
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+playwright_api = pytest.importorskip("playwright.sync_api",
+                                     reason="Playwright for Python is not installed")
+if CHROMIUM is None:
+    pytest.skip("no Chromium on this machine (apt-get install -y chromium)",
+                allow_module_level=True)
+
+HANDBOOK = """# Employee Handbook
+
+## Vacation
+
+Every full-time employee receives 25 days of paid vacation per calendar year.
+
+## Expenses
+
+Travel expenses are reimbursed within 30 days of submission.
+"""
+HOSTILE = """# Notes <script>window.__xss = 1</script>
+
+The calibration widget <img src=x onerror="window.__xss = 2"> must be inert.
+"""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, real_models) -> Iterator[LiveServer]:  # type: ignore[no-untyped-def]
+    with live_server(tmp_path_factory.mktemp("console"), real_models) as live:
+        stop = threading.Event()
+
+        def work() -> None:
+            while not stop.wait(0.1):
+                live.worker.drain()
+
+        thread = threading.Thread(target=work, daemon=True)
+        thread.start()
+        try:
+            yield live
+        finally:
+            stop.set()
+            thread.join(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with playwright_api.sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, headless=True)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+class Watched:
+    """A page whose requests and console errors are recorded."""
+
+    def __init__(self, browser, server: LiveServer, width: int = 1280, height: int = 800):  # type: ignore[no-untyped-def]
+        self.context = browser.new_context(viewport={"width": width, "height": height})
+        self.page = self.context.new_page()
+        self.requests: list[str] = []
+        self.errors: list[str] = []
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error"
+                     else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("dialog", lambda d: d.accept())
+        self.server = server
+
+    def sign_in(self, key: str) -> None:
+        page = self.page
+        page.goto(self.server.url + "/")  # / sends a person to the console
+        page.get_by_label("API key").fill(key)
+        page.get_by_label("API key").press("Enter")  # keyboard only
+
+    def search(self, query: str) -> None:
+        box = self.page.get_by_role("searchbox", name="Search")
+        box.fill(query)
+        box.press("Enter")
+        self.page.locator("#search-meta p").first.wait_for()
+
+    def close(self) -> None:
+        stray = [u for u in self.requests if not u.startswith(self.server.url)]
+        assert not stray, stray  # nothing leaves 127.0.0.1
+        assert not [e for e in self.errors if "401" not in e and "409" not in e], self.errors
+        self.context.close()
+
+
+@pytest.fixture
+def watched(browser, server: LiveServer) -> Iterator[Watched]:  # type: ignore[no-untyped-def]
+    w = Watched(browser, server)
+    yield w
+    w.close()
+
+
+def _upload(w: Watched, tmp_path: Path, name: str, text: str) -> None:
+    page = w.page
+    page.get_by_role("button", name="Documents").click()
+    path = tmp_path / name
+    path.write_text(text)
+    page.get_by_label("File", exact=True).set_input_files(str(path))
+    page.get_by_role("button", name="Upload").click()
+    page.locator("#upload-status .job span").filter(has_text="published as").wait_for(
+        timeout=60_000)
+
+
+def test_a_wrong_key_shows_the_apis_message(watched: Watched) -> None:
+    watched.sign_in("not-a-key")
+    alert = watched.page.locator("#sign-in-error")
+    alert.filter(has_text="API_KEY_INVALID").wait_for()
+    assert "API key" in alert.inner_text()
+    assert watched.page.locator("#view-search").is_hidden()
+    assert "not-a-key" not in watched.page.url  # never in a URL
+
+
+def test_upload_search_explain_compare_and_documents(watched: Watched, server: LiveServer,
+                                                      tmp_path: Path) -> None:
+    page = watched.page
+    watched.sign_in(server.keys["acme"])
+    page.locator("#who").filter(has_text="Signed in as client acme").wait_for()
+    assert page.evaluate("sessionStorage.getItem('evidence.apiKey')") == server.keys["acme"]
+    _upload(watched, tmp_path, "handbook.md", HANDBOOK)
+    assert "handbook.md" in page.locator("#documents tbody").inner_text()
+
+    page.get_by_role("button", name="Search", exact=True).first.click()
+    page.get_by_label("Why this result").check()
+    watched.search("paid vacation days")
+    card = page.locator("#results .card").first
+    assert "handbook.md" in card.inner_text() and "Employee Handbook" in card.inner_text()
+    marks = [m.lower() for m in card.locator("mark").all_inner_texts()]
+    assert "vacation" in marks and "paid" in marks
+    # the why numbers are the API's explain numbers
+    api = httpx.post(f"{server.url}/search", headers={"X-API-Key": server.keys["acme"]},
+                     json={"query": "paid vacation days", "alpha": 0.5, "explain": True,
+                           "limit": 10, "offset": 0, "filters": {}, "scope": "content",
+                           "rerank": False}).json()
+    scores = api["results"][0]["content_evidence"]["items"][0]["scores"]
+    shown = card.locator(".score-dense").first.inner_text()
+    assert f"dense {scores['dense']:.4f} (rank {scores['dense_rank']}" in shown
+    assert f"fused {scores['fused']:.6f}" in card.locator(".score-fused").first.inner_text()
+    assert page.locator("#timings .bar").count() >= 5  # the stages as bars
+
+    page.get_by_role("button", name="Compare modes").click()
+    page.get_by_label("Query to compare").fill("travel expenses reimbursed")
+    page.get_by_label("Query to compare").press("Enter")
+    columns = page.locator("#compare section")
+    columns.nth(2).locator("li").first.wait_for()
+    assert columns.count() == 3
+    assert "in all three" in page.locator("#compare").inner_text()
+
+    page.get_by_role("button", name="Documents").click()
+    page.get_by_role("button", name="Open handbook.md").click()
+    detail = page.locator("#document-detail")
+    detail.filter(has_text="published").wait_for()
+    page.get_by_role("button", name="Search", exact=True).first.click()
+    watched.search("paid vacation days")
+    page.screenshot(path=str(REPO / "docs" / "console.png"))
+
+
+def test_the_409_shows_readiness_and_enables_discovery(watched: Watched,
+                                                       server: LiveServer) -> None:
+    page = watched.page
+    watched.sign_in(server.keys["acme"])
+    page.get_by_label("Scope").select_option("metadata")
+    box = page.get_by_role("searchbox", name="Search")
+    box.fill("handbook")
+    box.press("Enter")
+    notice = page.locator("#readiness")
+    notice.filter(has_text="needs metadata discovery: it is disabled").wait_for()
+    page.get_by_role("button", name="Enable metadata discovery").click()
+    notice.filter(has_text="Metadata discovery is").wait_for()
+    me = httpx.get(f"{server.url}/clients/me", headers={"X-API-Key": server.keys["acme"]})
+    assert me.json()["metadata_discovery"]["state"] in ("discovering", "ready")
+
+
+def test_a_hostile_document_renders_inert(watched: Watched, server: LiveServer,
+                                          tmp_path: Path) -> None:
+    page = watched.page
+    watched.sign_in(server.keys["acme"])
+    _upload(watched, tmp_path, "notes.md", HOSTILE)
+    page.get_by_role("button", name="Search", exact=True).first.click()
+    page.get_by_label("Scope").select_option("content")
+    watched.search("calibration widget inert")
+    text = page.locator("#results").inner_text()
+    assert "<img src=x onerror=" in text  # shown as text …
+    assert page.evaluate("window.__xss") is None  # … and never run
+    assert page.locator("#results img, #results script").count() == 0
+    csp = httpx.get(f"{server.url}/console/").headers["content-security-policy"]
+    assert "script-src 'self'" in csp and "unsafe-inline" not in csp
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
+def test_readable_at_desktop_and_phone_sizes(browser, server: LiveServer,  # type: ignore[no-untyped-def]
+                                             size: tuple[int, int]) -> None:
+    w = Watched(browser, server, *size)
+    try:
+        w.sign_in(server.keys["acme"])
+        w.page.locator("#who").filter(has_text="Signed in").wait_for()
+        w.search("paid vacation days")
+        overflow = w.page.evaluate(
+            "document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        assert overflow <= 0, f"{overflow}px wider than a {size[0]}px screen"
+        unlabelled = w.page.evaluate("""[...document.querySelectorAll('input, select, button')]
+            .filter(e => !e.closest('[hidden]'))
+            .filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label')
+                         && !e.textContent.trim()).map(e => e.id || e.outerHTML)""")
+        assert unlabelled == []
+    finally:
+        w.close()
