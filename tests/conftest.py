@@ -43,6 +43,19 @@ def _pg_available() -> str | None:
         return f"PostgreSQL not reachable at {PG_URL}: {type(exc).__name__}"
 
 
+@pytest.fixture(autouse=True)
+def _logging_restored() -> Iterator[None]:
+    """Commands such as `evidence serve` configure the process's logging (app/logs.py); each
+    test gets it back as it was, so one test's handlers never write into another's output."""
+    import logging
+
+    root, access = logging.getLogger(), logging.getLogger("uvicorn.access")
+    saved = root.handlers[:], root.level, access.disabled
+    yield
+    root.handlers[:], access.disabled = saved[0], saved[2]
+    root.setLevel(saved[1])
+
+
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A migrated, empty registry on SQLite and on PostgreSQL (skipped, with the reason,

@@ -5,7 +5,6 @@ Against a live server on a free port (fake models) and, for `serve`, with no mod
 from __future__ import annotations
 
 import json
-import logging
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,11 +33,7 @@ def narrow(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[CliRunne
     monkeypatch.setenv("EVIDENCE_DATA_DIR", str(tmp_path / "cli-data"))
     monkeypatch.delenv("EVIDENCE_API_KEY", raising=False)
     get_settings.cache_clear()
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level  # `serve` configures logging for the process
-    yield CliRunner()
-    root.handlers[:] = handlers
-    root.setLevel(level)
+    yield CliRunner()  # (tests/conftest.py gives the process's logging back after each test)
     get_settings.cache_clear()
 
 

@@ -34,7 +34,13 @@ def test_answer_has_exactly_the_contract_shape(svc: Service) -> None:
     assert set(row) == {"rank", "document_version", "canonical_metadata",
                         "retrieval_contributions", "content_evidence", "metadata_evidence"}
     assert row["rank"] == 1
-    assert row["document_version"] == {"document_id": "budget", "version_id": "v1"}
+    ref = row["document_version"]
+    assert {k: ref[k] for k in ("document_id", "version_id")} == {"document_id": "budget",
+                                                                  "version_id": "v1"}
+    # additive (the version timeline): exactly these, and a current version's are these
+    assert set(ref) - {"document_id", "version_id"} == {"is_current", "published_at",
+                                                         "superseded_at", "superseded_by"}
+    assert (ref["is_current"], ref["superseded_at"], ref["superseded_by"]) == (True, None, None)
     assert row["retrieval_contributions"] == [{"lane": "content", "rank": 1}]
     assert row["metadata_evidence"] == {"items": [], "total": 0, "truncated": False}
     assert row["canonical_metadata"]["custom"] == {"project": "Apollo"}
@@ -76,7 +82,8 @@ def test_openapi_schema_of_search_names_every_contract_field(svc: Service) -> No
     if text:
         assert example_keys - data_keys <= ours, example_keys - data_keys - ours
     assert props("SearchRequest") == {"query", "scope", "alpha", "rerank", "filters", "offset",
-                                      "limit", "explain", "fusion"}  # fusion: additive
+                                      "limit", "explain", "fusion", "versions", "as_of",
+                                      "diagnose"}  # the last four: additive
     assert schema["paths"]["/search"]["post"]["responses"]["200"]["content"][
         "application/json"]["schema"]["$ref"].endswith("/EvidenceResult")
 
@@ -157,8 +164,8 @@ def test_superseded_versions_never_appear(svc: Service) -> None:
     body = svc.search(query="PO-2231", alpha=0.0).json()
     assert body["results"] == [] and body["meta"]["total"] == 0
     found = svc.search(query="PO-9999", alpha=0.0).json()["results"]
-    assert [r["document_version"] for r in found] == [{"document_id": "invoice",
-                                                       "version_id": "v2"}]
+    assert [(r["document_version"]["document_id"], r["document_version"]["version_id"])
+            for r in found] == [("invoice", "v2")]
 
 
 def test_filters_narrow_without_changing_rank_and_are_echoed(svc: Service) -> None:

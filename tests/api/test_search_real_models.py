@@ -106,8 +106,8 @@ def test_superseded_and_other_clients_never_appear(svc: Service) -> None:
                 for r in body["results"]}
     assert ("po-2213", "v1") not in versions
     cancelled = svc.search(query="cancelled", alpha=0.0).json()
-    assert [r["document_version"] for r in cancelled["results"]] == [
-        {"document_id": "po-2213", "version_id": "v2"}]
+    assert [(r["document_version"]["document_id"], r["document_version"]["version_id"])
+            for r in cancelled["results"]] == [("po-2213", "v2")]
 
 
 def test_meta_reports_timings_for_real(svc: Service) -> None:
