@@ -83,3 +83,35 @@ def test_reindex_rebuilds_a_collection_scored_the_old_way(env: Path) -> None:
     assert found.exit_code == 0, found.output
     assert [r["document_version"]["document_id"] for r in json.loads(found.output)["results"]
             ] == ["invoice.txt"]
+
+
+def test_store_export_import_and_registry_copy_move_an_index(
+        env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = env / "docs"
+    folder.mkdir()
+    (folder / "handbook.md").write_text("# Handbook\n\nYou get 25 days of paid vacation.\n")
+    (folder / "invoice.txt").write_text("Invoice PO-2231 is paid.")
+    runner = CliRunner()
+    assert runner.invoke(app, ["ingest", str(folder)]).exit_code == 0
+    before = json.loads(runner.invoke(app, ["search", "PO-2231", "--alpha", "0", "--json"])
+                        .output)["results"]
+    dump = env / "dump"
+    exported = runner.invoke(app, ["store", "export", str(dump), "--batch", "1"])
+    assert exported.exit_code == 0 and "exported 2 points in 2 batches" in exported.output
+
+    copied = runner.invoke(app, ["registry", "copy", "--to", f"sqlite:///{env}/copy.db"])
+    assert copied.exit_code == 0, copied.output
+    refused = runner.invoke(app, ["registry", "copy", "--to", f"sqlite:///{env}/copy.db"])
+    assert refused.exit_code == 1 and "REGISTRY_NOT_EMPTY" in refused.output
+
+    monkeypatch.setenv("EVIDENCE_QDRANT__URL", f"path:{env / 'server'}")
+    monkeypatch.setenv("EVIDENCE_DATABASE__URL", f"sqlite:///{env}/copy.db")
+    get_settings.cache_clear()
+    imported = runner.invoke(app, ["store", "import", str(dump)])
+    assert imported.exit_code == 0, imported.output
+    assert "imported 2 points in 2 batches; every one is in the target" in imported.output
+    after = json.loads(runner.invoke(app, ["search", "PO-2231", "--alpha", "0", "--json"])
+                       .output)["results"]
+    assert [r["document_version"] for r in after] == [r["document_version"] for r in before]
+    missing = runner.invoke(app, ["store", "import", str(env / "nothing")])
+    assert missing.exit_code == 2  # typer: the folder does not exist

@@ -224,3 +224,29 @@ def test_readable_at_desktop_and_phone_sizes(browser, server: LiveServer,  # typ
         assert unlabelled == []
     finally:
         w.close()
+
+
+def test_drop_a_file_then_delete_the_document_after_confirming(watched: Watched,
+                                                                server: LiveServer) -> None:
+    page = watched.page
+    watched.sign_in(server.keys["acme"])
+    page.get_by_role("button", name="Documents").click()
+    page.get_by_label("Metadata JSON (optional)").fill("[1, 2]")
+    page.get_by_label("Document id (optional)").fill("dropped-note")
+    transfer = page.evaluate_handle("""() => {
+        const t = new DataTransfer();
+        t.items.add(new File(["A dropped note about quarterly widgets."], "dropped.txt",
+                             {type: "text/plain"}));
+        return t; }""")
+    page.dispatch_event("#upload-form", "drop", {"dataTransfer": transfer})
+    page.locator("#upload-status .error").filter(
+        has_text="Metadata must be a JSON object").wait_for()  # checked before sending
+    page.get_by_label("Metadata JSON (optional)").fill('{"team": "ops"}')
+    page.dispatch_event("#upload-form", "drop", {"dataTransfer": transfer})
+    page.locator("#upload-status .job span").filter(has_text="published as dropped-note").wait_for(
+        timeout=60_000)
+    page.get_by_role("button", name="Delete dropped-note").click()  # the dialog is accepted
+    page.get_by_role("button", name="Open dropped-note").wait_for(state="detached")
+    gone = httpx.get(f"{server.url}/documents/dropped-note",
+                     headers={"X-API-Key": server.keys["acme"]})
+    assert gone.status_code == 404
