@@ -70,7 +70,9 @@ class SearchSettings(_Group):
     sparse_floor: float | None = None
     embed_timeout_s: float = 10.0
     rerank_timeout_s: float = 10.0
-    # Chunk candidates one lane may fetch to fill a page of Document Versions.
+    # Chunk candidates one lane may fetch to fill a page of Document Versions: at least
+    # min_depth (score fusions scale by these candidates), at most candidate_ceiling.
+    min_depth: int = Field(100, ge=10, le=10000)
     candidate_ceiling: int = Field(1000, ge=50, le=10000)
 
 

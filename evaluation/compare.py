@@ -28,7 +28,7 @@ from evaluation.beir import Dataset
 from evaluation.metrics import ndcg_at_k
 
 CONFIG_KEYS = {"fusion": ("rank", "dbsf", "relative_score"), "alpha": None,
-               "floors": ("on", "off"), "rerank": ("on", "off")}
+               "floors": ("on", "off"), "rerank": ("on", "off"), "depth": None}
 BOOTSTRAP_SAMPLES = 10_000
 
 
@@ -40,6 +40,7 @@ class Config:
     alpha: float = 0.5
     floors: bool = True
     rerank: bool = False
+    depth: int = 100  # the lanes' least candidate depth (EVIDENCE_SEARCH__MIN_DEPTH)
 
     @classmethod
     def parse(cls, text: str, base: Config | None = None) -> Config:
@@ -52,7 +53,11 @@ class Config:
             allowed = CONFIG_KEYS[key]
             if allowed and value not in allowed:
                 raise ValueError(f"{key}={value}: use {' | '.join(allowed)}")
-            if key == "alpha":
+            if key == "depth":
+                if not value.isdigit() or not 10 <= int(value) <= 1000:
+                    raise ValueError(f"depth={value}: a whole number from 10 to 1000")
+                values["depth"] = int(value)
+            elif key == "alpha":
                 alpha = float(value)
                 if not 0.0 <= alpha <= 1.0:
                     raise ValueError(f"alpha={value}: between 0 and 1")
@@ -66,13 +71,16 @@ class Config:
     @property
     def name(self) -> str:
         return (f"fusion={self.fusion},alpha={self.alpha:g},floors="
-                f"{'on' if self.floors else 'off'}" + (",rerank=on" if self.rerank else ""))
+                f"{'on' if self.floors else 'off'}" + (",rerank=on" if self.rerank else "")
+                + (f",depth={self.depth}" if self.depth != 100 else ""))
 
 
 def per_query_ndcg(runtime: Runtime, client_id: str, data: Dataset,
                    config: Config) -> dict[str, float]:
     """nDCG@10 of each query's limit-10 answer under ``config``, through the real service."""
-    settings = runtime.settings.search.model_copy(update={"score_fusion_floors": True})
+    settings = runtime.settings.search.model_copy(update={
+        "score_fusion_floors": True, "min_depth": config.depth,
+        "candidate_ceiling": max(config.depth, runtime.settings.search.candidate_ceiling)})
     if not config.floors:
         settings = settings.model_copy(update={"dense_floor": float("-inf"),
                                                "sparse_floor": float("-inf")})

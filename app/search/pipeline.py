@@ -26,7 +26,6 @@ from app.settings import SearchSettings
 from app.store import ChunkFilter, VectorStore
 
 _EMBED_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="query-embed")
-MIN_DEPTH = 100
 
 
 @dataclass(frozen=True)
@@ -169,7 +168,7 @@ class SearchEngine:
         floors = self.floors(plan.fusion)
         needed = plan.limit
         ceiling = self.settings.candidate_ceiling
-        depth = min(ceiling, max(MIN_DEPTH, 4 * needed))
+        depth = min(ceiling, max(self.settings.min_depth, 4 * needed))
         vector: list[float] | None = None
         while True:
             lanes: list[LaneResult] = []

@@ -16,9 +16,10 @@ from evaluation.compare import (
 
 def test_configs_parse_over_a_base_and_name_themselves() -> None:
     base = Config.parse("fusion=dbsf,floors=off")
-    assert base == Config(fusion="dbsf", alpha=0.5, floors=False, rerank=False)
+    assert base == Config(fusion="dbsf", alpha=0.5, floors=False, rerank=False, depth=100)
+    assert Config.parse("depth=400", base).name == "fusion=dbsf,alpha=0.5,floors=off,depth=400"
     assert Config.parse("alpha=0.3", base).name == "fusion=dbsf,alpha=0.3,floors=off"
-    for bad in ("fusion=borda", "alpha=2", "depth=400", "alpha"):
+    for bad in ("fusion=borda", "alpha=2", "depth=5000", "depth=x", "top=3", "alpha"):
         with pytest.raises(ValueError):
             Config.parse(bad)
     grid = sweep_configs(base, ["alpha=0.3|0.7", "floors=on|off"])
