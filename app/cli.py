@@ -6,6 +6,7 @@ import json
 import logging
 import signal
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -263,6 +264,21 @@ ApiKeyOption = Annotated[str | None, typer.Option(
     help="the client's API key (default: the first client's, from the data folder)")]
 ServerOption = Annotated[str | None, typer.Option(
     help="a running server's URL, e.g. http://127.0.0.1:8000 (default: work here)")]
+JsonOption = Annotated[bool, typer.Option("--json", help="print the API's answer as JSON")]
+
+
+def _show(fetch: Callable[[], dict], render: Callable[[Console, dict], None],
+          as_json: bool) -> None:
+    """Fetch an answer (in-process or from a server), then print it as JSON or for people;
+    a failure is one line."""
+    try:
+        answer = fetch()
+    except ServiceError as exc:
+        _fail(f"{exc.code}: {exc.message}")
+    if as_json:
+        console.print_json(json.dumps(answer))
+    else:
+        render(console, answer)
 
 
 @app.command()
@@ -290,8 +306,7 @@ def search(
     why: Annotated[list[str] | None, typer.Option(
         "--why", metavar="DOCUMENT_ID",
         help="say why this document was or was not found (repeatable, up to 10)")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="print the API's answer as JSON")]
-    = False,
+    as_json: JsonOption = False,
     api_key: ApiKeyOption = None,
     server: ServerOption = None,
 ) -> None:
@@ -304,25 +319,21 @@ def search(
     )
 
     settings = get_settings()
-    try:
+
+    def fetch() -> dict:
         body = {"query": query, "scope": scope, "filters": parse_filter_options(filters or []),
                 "rerank": rerank, "explain": explain, "limit": limit, "offset": offset,
                 "versions": versions, "diagnose": why or [],
                 **({"alpha": alpha} if alpha is not None else {}),
                 **({"as_of": as_of} if as_of else {})}
         if server:
-            answer = search_via_server(settings, body, api_key, server)
-        else:
-            try:
-                answer = search_in_process(settings, body, api_key)
-            except StoreLocked:
-                answer = search_via_server(settings, body, api_key, settings.server_url)
-    except ServiceError as exc:
-        _fail(f"{exc.code}: {exc.message}")
-    if as_json:
-        console.print_json(json.dumps(answer))
-    else:
-        print_answer(console, answer, explain=explain)
+            return search_via_server(settings, body, api_key, server)
+        try:
+            return search_in_process(settings, body, api_key)
+        except StoreLocked:
+            return search_via_server(settings, body, api_key, settings.server_url)
+
+    _show(fetch, lambda out, answer: print_answer(out, answer, explain=explain), as_json)
 
 
 @documents_app.command("list")
@@ -339,8 +350,7 @@ def documents_list(
     desc: Annotated[bool, typer.Option("--desc", help="newest (or last) first")] = False,
     limit: Annotated[int, typer.Option(min=1, max=200, help="documents per page")] = 50,
     offset: Annotated[int, typer.Option(min=0, help="documents to skip")] = 0,
-    as_json: Annotated[bool, typer.Option("--json", help="print the API's answer as JSON")]
-    = False,
+    as_json: JsonOption = False,
     api_key: ApiKeyOption = None,
     server: ServerOption = None,
 ) -> None:
@@ -357,56 +367,35 @@ def documents_list(
                                      param_hint=option)
     params = {"kind": kind or [], "source": source or [], "state": state or [], "sort": sort,
               "order": "desc" if desc else "asc", "offset": offset, "limit": limit}
-    try:
-        listing = list_documents(get_settings(), api_key, server, params)
-    except ServiceError as exc:
-        _fail(f"{exc.code}: {exc.message}")
-    if as_json:
-        console.print_json(json.dumps(listing))
-    else:
-        print_documents(console, listing)
+    _show(lambda: list_documents(get_settings(), api_key, server, params), print_documents,
+          as_json)
 
 
 @documents_app.command("show")
 def documents_show(
     document_id: Annotated[str, typer.Argument(help="the document's id")],
-    as_json: Annotated[bool, typer.Option("--json", help="print the API's answer as JSON")]
-    = False,
+    as_json: JsonOption = False,
     api_key: ApiKeyOption = None,
     server: ServerOption = None,
 ) -> None:
     """A document and every version of it, like GET /documents/{id}."""
     from app.cli_documents import print_document, show_document
 
-    try:
-        doc = show_document(get_settings(), api_key, server, document_id)
-    except ServiceError as exc:
-        _fail(f"{exc.code}: {exc.message}")
-    if as_json:
-        console.print_json(json.dumps(doc))
-    else:
-        print_document(console, doc)
+    _show(lambda: show_document(get_settings(), api_key, server, document_id), print_document,
+          as_json)
 
 
 @jobs_app.command("show")
 def jobs_show(
     job_id: Annotated[str, typer.Argument(help="the job id an upload answered with")],
-    as_json: Annotated[bool, typer.Option("--json", help="print the API's answer as JSON")]
-    = False,
+    as_json: JsonOption = False,
     api_key: ApiKeyOption = None,
     server: ServerOption = None,
 ) -> None:
     """An ingestion job, like GET /jobs/{id}: state, attempts, progress, error."""
     from app.cli_documents import print_job, show_job
 
-    try:
-        job = show_job(get_settings(), api_key, server, job_id)
-    except ServiceError as exc:
-        _fail(f"{exc.code}: {exc.message}")
-    if as_json:
-        console.print_json(json.dumps(job))
-    else:
-        print_job(console, job)
+    _show(lambda: show_job(get_settings(), api_key, server, job_id), print_job, as_json)
 
 
 @app.command("eval")

@@ -64,3 +64,22 @@ def live_server(tmp_path: Path, models: LoadedModels, clients: tuple[str, ...] =
         server.should_exit = True
         thread.join(timeout=10)
         runtime.close()
+
+
+@contextmanager
+def worker_running(live: LiveServer, every_s: float = 0.05) -> Iterator[LiveServer]:
+    """The live server's worker draining the queue in a thread, as `evidence serve` does:
+    for clients that upload and wait (the CLI, the console)."""
+    stop = threading.Event()
+
+    def work() -> None:
+        while not stop.wait(every_s):
+            live.worker.drain()
+
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    try:
+        yield live
+    finally:
+        stop.set()
+        thread.join(timeout=30)

@@ -5,7 +5,6 @@ Against a live server on a free port (fake models) and, for `serve`, with no mod
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from app.cli_search import parse_filter_options, print_answer
 from app.errors import BadRequest
 from app.settings import get_settings
 from tests.fakes import fake_models
-from tests.live import LiveServer, free_port, live_server
+from tests.live import LiveServer, free_port, live_server, worker_running
 
 WIDTH = 80
 LONG_TEXT = ("The quarterly budget report for project Apollo shows spending of $10,000 on "
@@ -39,20 +38,8 @@ def narrow(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[CliRunne
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[LiveServer]:
-    with live_server(tmp_path / "server", fake_models()) as live:
-        stop = threading.Event()
-
-        def work() -> None:  # the worker the CLI's uploads wait for
-            while not stop.wait(0.05):
-                live.worker.drain()
-
-        thread = threading.Thread(target=work, daemon=True)
-        thread.start()
-        try:
-            yield live
-        finally:
-            stop.set()
-            thread.join(timeout=10)
+    with live_server(tmp_path / "server", fake_models()) as live, worker_running(live):
+        yield live  # the worker the CLI's uploads wait for
 
 
 def _run(runner: CliRunner, server: LiveServer | None, *args: str) -> tuple[int, str]:

@@ -6,7 +6,6 @@ an XSS document inert, every request to 127.0.0.1, no console errors, two screen
 from __future__ import annotations
 
 import shutil
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import httpx
 import pytest
 
 from tests.conftest import REPO
-from tests.live import LiveServer, live_server
+from tests.live import LiveServer, live_server, worker_running
 
 pytestmark = pytest.mark.integration
 
@@ -43,20 +42,9 @@ The calibration widget <img src=x onerror="window.__xss = 2"> must be inert.
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, real_models) -> Iterator[LiveServer]:  # type: ignore[no-untyped-def]
-    with live_server(tmp_path_factory.mktemp("console"), real_models) as live:
-        stop = threading.Event()
-
-        def work() -> None:
-            while not stop.wait(0.1):
-                live.worker.drain()
-
-        thread = threading.Thread(target=work, daemon=True)
-        thread.start()
-        try:
-            yield live
-        finally:
-            stop.set()
-            thread.join(timeout=30)
+    with live_server(tmp_path_factory.mktemp("console"), real_models) as live, \
+            worker_running(live, every_s=0.1):
+        yield live
 
 
 @pytest.fixture(scope="module")
