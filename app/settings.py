@@ -73,6 +73,12 @@ class SearchSettings(_Group):
     # Chunk candidates one lane may fetch to fill a page of Document Versions: at least
     # min_depth (score fusions scale by these candidates), at most candidate_ceiling.
     min_depth: int = Field(100, ge=10, le=10000)
+    # Pseudo-relevance feedback (app/search/feedback.py): the first pass's best chunks
+    # sharpen the query and the lanes ask again. 0: off (measured in docs/BENCHMARKS.md).
+    prf_docs: int = Field(0, ge=0, le=20)
+    prf_dense_beta: float = Field(0.5, ge=0.0, le=2.0)
+    prf_terms: int = Field(10, ge=0, le=100)
+    prf_sparse_weight: float = Field(0.5, ge=0.0, le=2.0)
     candidate_ceiling: int = Field(1000, ge=50, le=10000)
 
 

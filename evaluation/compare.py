@@ -28,7 +28,7 @@ from evaluation.beir import Dataset
 from evaluation.metrics import ndcg_at_k
 
 CONFIG_KEYS = {"fusion": ("rank", "dbsf", "relative_score"), "alpha": None,
-               "floors": ("on", "off"), "rerank": ("on", "off"), "depth": None}
+               "floors": ("on", "off"), "rerank": ("on", "off"), "depth": None, "prf": None}
 BOOTSTRAP_SAMPLES = 10_000
 
 
@@ -41,6 +41,7 @@ class Config:
     floors: bool = True
     rerank: bool = False
     depth: int = 100  # the lanes' least candidate depth (EVIDENCE_SEARCH__MIN_DEPTH)
+    prf: int = 0  # pseudo-relevance feedback chunks (EVIDENCE_SEARCH__PRF_DOCS), 0: off
 
     @classmethod
     def parse(cls, text: str, base: Config | None = None) -> Config:
@@ -53,10 +54,11 @@ class Config:
             allowed = CONFIG_KEYS[key]
             if allowed and value not in allowed:
                 raise ValueError(f"{key}={value}: use {' | '.join(allowed)}")
-            if key == "depth":
-                if not value.isdigit() or not 10 <= int(value) <= 1000:
-                    raise ValueError(f"depth={value}: a whole number from 10 to 1000")
-                values["depth"] = int(value)
+            if key in ("depth", "prf"):
+                low, high = (10, 1000) if key == "depth" else (0, 20)
+                if not value.isdigit() or not low <= int(value) <= high:
+                    raise ValueError(f"{key}={value}: a whole number from {low} to {high}")
+                values[key] = int(value)
             elif key == "alpha":
                 alpha = float(value)
                 if not 0.0 <= alpha <= 1.0:
@@ -72,14 +74,15 @@ class Config:
     def name(self) -> str:
         return (f"fusion={self.fusion},alpha={self.alpha:g},floors="
                 f"{'on' if self.floors else 'off'}" + (",rerank=on" if self.rerank else "")
-                + (f",depth={self.depth}" if self.depth != 100 else ""))
+                + (f",depth={self.depth}" if self.depth != 100 else "")
+                + (f",prf={self.prf}" if self.prf else ""))
 
 
 def per_query_ndcg(runtime: Runtime, client_id: str, data: Dataset,
                    config: Config) -> dict[str, float]:
     """nDCG@10 of each query's limit-10 answer under ``config``, through the real service."""
     settings = runtime.settings.search.model_copy(update={
-        "score_fusion_floors": True, "min_depth": config.depth,
+        "score_fusion_floors": True, "min_depth": config.depth, "prf_docs": config.prf,
         "candidate_ceiling": max(config.depth, runtime.settings.search.candidate_ceiling)})
     if not config.floors:
         settings = settings.model_copy(update={"dense_floor": float("-inf"),

@@ -8,6 +8,7 @@ ceiling; if the ceiling cuts a lane while eligible chunks remain, the total is a
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, replace
@@ -16,6 +17,7 @@ from app.bm25 import CorpusLookup, weigh_query
 from app.errors import Unavailable
 from app.models.encoders import SparseVec
 from app.models.loading import LoadedModels
+from app.search.feedback import expand_sparse, rocchio
 from app.search.fusion import FUSERS, SCORE_FUSIONS
 from app.search.grouping import group_versions
 from app.search.lanes import dense_lane, hydrate, sparse_lane
@@ -149,6 +151,47 @@ class SearchEngine:
         return ["; ".join(parts) + ": a lower floor (EVIDENCE_SEARCH__DENSE_FLOOR / "
                 "__SPARSE_FLOOR) or another alpha would show them"]
 
+    def _lanes(self, plan: SearchPlan, dense_vector: Callable[[], list[float] | None],
+               sparse_vector: SparseVec | None, depth: int, floors: dict[str, float],
+               clock: _Clock) -> tuple[list[LaneResult], list]:
+        """Both lanes to ``depth`` (a lane without its query vector sits out), fused; the
+        dense vector is asked for after the BM25 lane ran."""
+        lanes: list[LaneResult] = []
+        dense_hits, sparse_hits = [], []
+        clock.t = time.perf_counter()
+        if sparse_vector is not None:
+            lane = sparse_lane(self.store, sparse_vector, plan.filter, depth=depth,
+                               floor=floors["sparse"])
+            lanes.append(lane)
+            sparse_hits = list(lane.hits)
+        clock.lap("sparse")
+        vector = dense_vector()
+        clock.t = time.perf_counter()
+        if vector is not None:
+            lane = dense_lane(self.store, vector, plan.filter, depth=depth,
+                              floor=floors["dense"])
+            lanes.append(lane)
+            dense_hits = list(lane.hits)
+        clock.lap("dense")
+        fused = FUSERS[plan.fusion](dense_hits, sparse_hits, alpha=plan.alpha)
+        clock.lap("fuse")
+        return lanes, fused
+
+    def _feedback(self, plan: SearchPlan, fused: list, vector: list[float] | None,
+                  sparse_vector: SparseVec | None
+                  ) -> tuple[list[float] | None, SparseVec | None]:
+        """The query vectors moved toward the first pass's best chunks."""
+        s = self.settings
+        points = self.store.vectors([c.point_id for c in fused[:s.prf_docs]])
+        if vector is not None:
+            vector = rocchio(vector, [p.dense for p in points.values() if p.dense],
+                             s.prf_dense_beta)
+        if sparse_vector is not None and s.prf_terms:
+            sparse_vector = expand_sparse(sparse_vector, [p.sparse for p in points.values()],
+                                          plan.corpus, terms=s.prf_terms,
+                                          weight=s.prf_sparse_weight)
+        return vector, sparse_vector
+
     def search(self, plan: SearchPlan) -> SearchOutcome:
         """The query is embedded in a helper thread (ONNX releases the GIL) while the BM25 lane
         runs, so the keyword lane costs no wall time on top of the embedding."""
@@ -170,37 +213,35 @@ class SearchEngine:
         ceiling = self.settings.candidate_ceiling
         depth = min(ceiling, max(self.settings.min_depth, 4 * needed))
         vector: list[float] | None = None
-        while True:
-            lanes: list[LaneResult] = []
-            dense_hits, sparse_hits = [], []
-            clock.t = time.perf_counter()
-            if use_sparse and sparse_vector is not None:
-                lane = sparse_lane(self.store, sparse_vector, plan.filter, depth=depth,
-                                   floor=floors["sparse"])
-                lanes.append(lane)
-                sparse_hits = list(lane.hits)
-            clock.lap("sparse")
+
+        def dense_vector() -> list[float] | None:
+            """Awaited only after the BM25 lane ran: the two overlap."""
+            nonlocal vector, use_dense
             if use_dense and vector is None:
                 vector = self._await_embedding(pending, trace)
-                clock.t = time.perf_counter()
                 if vector is None:
                     if not use_sparse:
                         raise self._dense_only_unavailable(trace)
                     use_dense = False
-            if use_dense and vector is not None:
-                lane = dense_lane(self.store, vector, plan.filter, depth=depth,
-                                  floor=floors["dense"])
-                lanes.append(lane)
-                dense_hits = list(lane.hits)
-            clock.lap("dense")
-            fused = FUSERS[plan.fusion](dense_hits, sparse_hits, alpha=plan.alpha)
-            clock.lap("fuse")
+            return vector if use_dense else None
+
+        while True:
+            lanes, fused = self._lanes(plan, dense_vector,
+                                       sparse_vector if use_sparse else None, depth, floors,
+                                       clock)
             complete = all(lane.exhausted for lane in lanes)
             if complete or depth >= ceiling:
                 break
             if len({c.version_key for c in fused}) >= needed:
                 break
             depth = min(ceiling, depth * 4)
+        if self.settings.prf_docs and fused:  # opt-in: a second pass with a sharper query
+            better, sparse_vector = self._feedback(plan, fused, dense_vector(),
+                                                   sparse_vector if use_sparse else None)
+            lanes, fused = self._lanes(plan, lambda: better, sparse_vector, depth, floors,
+                                       clock)
+            vector = better  # what the lanes were asked with (diagnosis asks the same)
+            complete = all(lane.exhausted for lane in lanes)
 
         reranked, reranked_count = False, 0
         if plan.rerank and self.models.reranker is not None:

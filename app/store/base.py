@@ -192,6 +192,10 @@ class VectorStore(Protocol):
 
     def retrieve(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]: ...
 
+    def vectors(self, ids: Sequence[str]) -> dict[str, ChunkPoint]:
+        """The points' vectors (payloads left out): pseudo-relevance feedback."""
+        ...
+
     def count(self, flt: ChunkFilter) -> int: ...
 
     def count_all(self) -> int:

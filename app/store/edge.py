@@ -220,6 +220,12 @@ class EdgeStore:
         records = self._read(lambda shard: shard.retrieve(list(ids), True, False))
         return {str(r.id): dict(r.payload or {}) for r in records}
 
+    def vectors(self, ids: Sequence[str]) -> dict[str, ChunkPoint]:
+        if not ids:
+            return {}
+        records = self._read(lambda shard: shard.retrieve(list(ids), False, True))
+        return {str(r.id): stored_point(r.id, r.vector, None) for r in records}
+
     def count(self, flt: ChunkFilter) -> int:
         request = qe.CountRequest(filter=_filter(flt), exact=True)
         return int(self._read(lambda shard: shard.count(request)))

@@ -135,6 +135,12 @@ class ServerStore:
         return {str(r.id): dict(r.payload or {})
                 for r in self._client.retrieve(self._name, list(ids), with_payload=True)}
 
+    def vectors(self, ids: Sequence[str]) -> dict[str, ChunkPoint]:
+        if not ids:
+            return {}
+        return {str(r.id): stored_point(r.id, r.vector, None) for r in self._client.retrieve(
+            self._name, list(ids), with_payload=False, with_vectors=True)}
+
     def count(self, flt: ChunkFilter) -> int:
         return self._client.count(self._name, count_filter=_filter(flt), exact=True).count
 

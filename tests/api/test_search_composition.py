@@ -105,3 +105,25 @@ def test_reserved_filters_narrow_the_metadata_lane(both: Service) -> None:
     assert ids({"document_id": ["c", "a"]}) == ["c", "a"]
     assert ids({"kind": "md"}) == []
     assert ids({"version_id": "v2"}) == []
+
+
+def test_feedback_reaches_a_version_that_shares_words_with_the_best_one_only(
+        tmp_path: Path) -> None:
+    """With pseudo-relevance feedback, a second pass asks with the first pass's best chunk
+    folded in: a version that shares that chunk's words but not the query's now answers."""
+    texts = {"best": "quokka habitat marsupial island rottnest wallaby",
+             "kin": "marsupial island rottnest wallaby colony census",
+             "other": "gearbox engine wheels brakes clutch"}
+    results = {}
+    for prf in (0, 1):
+        settings = make_settings(tmp_path / f"prf{prf}")
+        settings.search.prf_docs = prf
+        settings.search.dense_floor = 0.2
+        with running_service(tmp_path / f"prf{prf}", fake_models(), settings=settings) as svc:
+            for doc, text in texts.items():
+                svc.ingest(f"{doc}.txt", text, document_id=doc)
+            body = svc.search(query="quokka habitat", alpha=1.0, explain=True).json()
+            results[prf] = [r["document_version"]["document_id"] for r in body["results"]]
+    assert results[0] == ["best"]  # "kin" shares no word with the query: under the floor
+    assert results[1][:2] == ["best", "kin"]  # moved toward "best", the query finds its kin
+    assert "other" not in results[1]
