@@ -163,6 +163,8 @@ def list_documents(session: Session, *, client_id: str, offset: int = 0, limit: 
                    ) -> tuple[list[DocumentSummary], int]:
     """A page of the client's documents with the total that match the filters."""
     latest_pk = (select(DocumentVersion.document_pk, func.max(DocumentVersion.id).label("pk"))
+                 .join(Document, Document.id == DocumentVersion.document_pk)
+                 .where(Document.client_id == client_id)  # this client's versions only
                  .group_by(DocumentVersion.document_pk).subquery())
     latest = aliased(DocumentVersion)
     current = aliased(DocumentVersion)

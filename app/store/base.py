@@ -18,7 +18,7 @@ DENSE, SPARSE = "dense", "sparse"
 # A version's timeline on its points (Unix seconds): published when, superseded when (far in
 # the future while current). Version-aware search filters on them inside the engine.
 PUBLISHED_TS, SUPERSEDED_TS = "published_ts", "superseded_ts"
-FAR_FUTURE = 32503680000.0  # year 3000
+FAR_FUTURE = 1e13  # beyond any instant a datetime can hold (year 9999 is 2.5e11)
 POINT_NAMESPACE = uuid.UUID("6f1c1c1e-8c2a-4c52-9a40-3c7e1f3b9e11")
 # Keyword payload keys the filters use; each gets a payload index.
 # Visibility is a keyword, not a bool: qdrant-edge-py 0.9.0 never matches MatchValue(True)

@@ -68,6 +68,8 @@ def test_current_all_and_as_of_choose_among_versions(svc: Service) -> None:
     assert at(t1 - timedelta(days=1)) == []  # before any publication: empty, not an error
     assert at(t1 + (t2 - t1) / 2) == [("policy", "v1")]
     assert at(t2 + timedelta(seconds=1)) == [("policy", "v2")]
+    assert at(datetime(9999, 12, 31, tzinfo=UTC)) == [("policy", "v2")]  # still current
+    assert at(datetime(1, 1, 2, tzinfo=UTC)) == []
     # the same instant written with another offset is the same instant
     shifted = (t1 + (t2 - t1) / 2).astimezone(UTC).astimezone(
         datetime.now().astimezone().tzinfo)
