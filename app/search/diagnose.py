@@ -106,7 +106,7 @@ def _one(session: Session, store: VectorStore, ctx: SearchContext,
                          f"there is no document {document_id!r} for this client")
     versions = list(session.scalars(select(DocumentVersion).where(
         DocumentVersion.document_pk == document.id).order_by(DocumentVersion.id)))
-    version, why_none = _version_asked(document, versions, ctx)
+    version, why_none = _version_asked(session, document, versions, ctx)
     if version is None:
         return why_none  # type: ignore[return-value]
     ranked_keys = [k for k in ctx.ranked if k[0] == document_id]
@@ -148,8 +148,8 @@ def _one(session: Session, store: VectorStore, ctx: SearchContext,
                      lanes=looks)
 
 
-def _version_asked(document: Document, versions: list[DocumentVersion], ctx: SearchContext
-                   ) -> tuple[DocumentVersion | None, Diagnosis | None]:
+def _version_asked(session: Session, document: Document, versions: list[DocumentVersion],
+                   ctx: SearchContext) -> tuple[DocumentVersion | None, Diagnosis | None]:
     """The version this search could have answered with, or why there is none."""
     by_id = {v.version_id: v for v in versions}
     if ctx.as_of is not None:
@@ -170,17 +170,14 @@ def _version_asked(document: Document, versions: list[DocumentVersion], ctx: Sea
     state = latest.state if latest else "none"
     return None, Diagnosis(document.document_id, latest.version_id if latest else None,
                            "NOT_PUBLISHED", f"no version of it is published yet: the latest "
-                           f"is {state}" + _job_words(latest))
+                           f"is {state}" + _job_words(session, latest))
 
 
-def _job_words(version: DocumentVersion | None) -> str:
+def _job_words(session: Session, version: DocumentVersion | None) -> str:
     if version is None:
         return ""
-    from sqlalchemy.orm import object_session
-
-    session = object_session(version)
     job = session.scalar(select(IngestionJob).where(IngestionJob.version_pk == version.id)
-                         .order_by(IngestionJob.created_at.desc())) if session else None
+                         .order_by(IngestionJob.created_at.desc()))
     if job is None:
         return ""
     return f" (job {job.status}" + (f": {job.error})" if job.error else ")")
