@@ -133,6 +133,9 @@ def _one(session: Session, store: VectorStore, ctx: SearchContext,
             return Diagnosis(document_id, version.version_id, "NOT_CURRENT",
                              f"only its superseded version {older} matches this query over "
                              "the floors; versions: all would show it", lanes=looks)
+    if not ctx.depths:  # scope metadata: no content lane was asked
+        return Diagnosis(document_id, version.version_id, "NOT_RETRIEVED",
+                         "the metadata lane matched none of its values")
     if not any(x.score is not None for x in looks):
         return Diagnosis(document_id, version.version_id, "NOT_RETRIEVED",
                          "no lane found it: none of the query's words occur in it"

@@ -113,3 +113,12 @@ def test_beyond_the_depth_of_the_lane_is_not_retrieved(tmp_path: Path) -> None:
 def test_diagnose_is_bounded(svc: Service) -> None:
     r = svc.search(query=QUERY, diagnose=[f"d{i}" for i in range(11)])
     assert r.status_code == 422 and r.json()["error"]["code"] == "INVALID_DIAGNOSE"
+
+
+def test_the_metadata_scope_says_its_lane_matched_nothing(svc: Service) -> None:
+    svc.http.post("/clients/me/metadata/discovery", json={"enabled": True}, headers=svc.auth())
+    svc.worker.drain()
+    body = svc.search(query="zeppelin", scope="metadata", diagnose=["cars"]).json()
+    assert body["meta"]["diagnostics"] == [{
+        "document_id": "cars", "version_id": "v1", "status": "NOT_RETRIEVED", "rank": None,
+        "lanes": [], "filters": {}, "message": "the metadata lane matched none of its values"}]
