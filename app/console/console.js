@@ -102,6 +102,7 @@ function searchBody(offset) {
     filters: filtersFromForm(),
     limit: Number($("limit").value),
     offset,
+    diagnose: $("why").value.trim() ? [$("why").value.trim()] : [],
   };
 }
 
@@ -190,6 +191,22 @@ function resultCard(row, lanes) {
   return card;
 }
 
+function diagnosisBox(d) {
+  const lanes = (d.lanes || []).map((l) => {
+    const name = l.lane === "sparse" ? "BM25" : "dense";
+    if (l.score === null) return `${name}: no match`;
+    const where = l.rank !== null ? `rank ${l.rank}` : `beyond rank ${l.beyond}`;
+    return `${name}: ${l.chunk_id} scored ${fmt(l.score, 4)} (${where}` +
+      (l.floor !== null ? `, floor ${l.floor}` : "") + `) ${l.passed ? "passed" : "under the floor"}`;
+  });
+  return el("div", { class: "notice diagnosis", role: "status" },
+    el("p", {}, el("strong", { text: `Why ${d.document_id}${d.version_id ? " " + d.version_id : ""}: ${d.status}` })),
+    el("p", { text: d.message }),
+    lanes.length ? el("ul", {}, lanes.map((t) => el("li", { class: "scores", text: t }))) : null,
+    Object.keys(d.filters || {}).length ? el("p", { class: "scores", text: "its values: " +
+      JSON.stringify(d.filters) }) : null);
+}
+
 function renderTimings(timings) {
   const box = clear($("timings"));
   const entries = Object.entries(timings || {}).filter(([k]) => k !== "total");
@@ -226,6 +243,7 @@ function renderAnswer(answer, explain) {
       `${l.lane === "sparse" ? "BM25" : "dense"} lane: fetched ${l.fetched}, kept ${l.kept}` +
       (l.floor === null ? " (no floor)" : ` at or over the floor ${l.floor}`)).join(" · ") }));
   }
+  for (const d of m.diagnostics || []) metaBox.append(diagnosisBox(d));
   renderTimings(explain ? m.timings : null);
   clear($("results")).append(...answer.results.map((row) => resultCard(row, m.lanes)));
   $("page-info").textContent = m.total ? `Results ${first}–${last} of ${m.total}` +
