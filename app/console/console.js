@@ -107,6 +107,7 @@ function searchBody(offset) {
 }
 
 async function runSearch(offset = 0) {
+  $("results").dataset.state = "loading";  // "done" once this answer is on screen
   $("search-error").textContent = "";
   $("readiness").hidden = true;
   const body = searchBody(offset);
@@ -122,6 +123,7 @@ async function runSearch(offset = 0) {
     if (err.code === "METADATA_DISCOVERY_NOT_READY") showReadiness(err);
     else $("search-error").textContent = `${err.message} (${err.code})`;
   }
+  $("results").dataset.state = "done";
 }
 
 function showReadiness(err) {
