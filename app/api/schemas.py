@@ -187,6 +187,13 @@ class SearchRequest(BaseModel):
             raise ValueError("query is not valid UTF-8 (a lone surrogate such as \\ud800)")
         return value
 
+    @field_validator("as_of", mode="before")
+    @classmethod
+    def _rfc3339_text(cls, value: object) -> object:
+        if value is not None and not isinstance(value, str):
+            raise ValueError("as_of is an RFC 3339 string, e.g. 2026-03-31T12:00:00Z")
+        return value
+
     @field_validator("as_of")
     @classmethod
     def _aware(cls, value: datetime | None) -> datetime | None:

@@ -84,6 +84,7 @@ def test_current_all_and_as_of_choose_among_versions(svc: Service) -> None:
     ({"versions": "some"}, "INVALID_VERSIONS"),
     ({"as_of": "2026-01-01T00:00:00"}, "INVALID_AS_OF"),  # no offset
     ({"as_of": "last march"}, "INVALID_AS_OF"),
+    ({"as_of": 1767225600}, "INVALID_AS_OF"),  # a number is not a timestamp here
     ({"versions": "all", "scope": "metadata"}, "INVALID_VERSIONS")])
 def test_version_requests_that_cannot_be_answered_are_422(svc: Service, body: dict,
                                                            code: str) -> None:
