@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.text import Text
 from sqlalchemy.orm import Session
 
-from app.cli_http import ServerApi, resolve_key
+from app.cli_http import resolve_key, server_call
 from app.cli_search import indented
 from app.settings import Settings
 
@@ -39,8 +39,7 @@ def _registry(settings: Settings, api_key: str | None) -> Iterator[tuple[Session
 def list_documents(settings: Settings, api_key: str | None, server: str | None,
                    params: dict[str, Any]) -> dict[str, Any]:
     if server:
-        with ServerApi(server, resolve_key(settings, api_key)) as api:
-            return api.call("GET", "/documents", params=params)
+        return server_call(settings, api_key, server, "GET", "/documents", params=params)
     from app.api.presenter import document_out
     from app.api.schemas import DocumentList
     from app.registry import documents as docs_registry
@@ -58,8 +57,7 @@ def list_documents(settings: Settings, api_key: str | None, server: str | None,
 def show_document(settings: Settings, api_key: str | None, server: str | None,
                   document_id: str) -> dict[str, Any]:
     if server:
-        with ServerApi(server, resolve_key(settings, api_key)) as api:
-            return api.call("GET", f"/documents/{document_id}")
+        return server_call(settings, api_key, server, "GET", f"/documents/{document_id}")
     from app.api.presenter import document_out
     from app.registry import documents as docs_registry
 
@@ -74,8 +72,7 @@ def show_document(settings: Settings, api_key: str | None, server: str | None,
 def show_job(settings: Settings, api_key: str | None, server: str | None,
              job_id: str) -> dict[str, Any]:
     if server:
-        with ServerApi(server, resolve_key(settings, api_key)) as api:
-            return api.call("GET", f"/jobs/{job_id}")
+        return server_call(settings, api_key, server, "GET", f"/jobs/{job_id}")
     from app.api.presenter import job_out
     from app.registry import jobs as jobs_registry
 

@@ -59,6 +59,13 @@ class ServerApi:
         raise error_from(response)
 
 
+def server_call(settings: Settings, api_key: str | None, server: str, method: str, path: str,
+                timeout: float = 120, **kwargs: Any) -> Any:
+    """One call to a running server with the caller's key (``ServerApi.call``)."""
+    with ServerApi(server, resolve_key(settings, api_key), timeout=timeout) as api:
+        return api.call(method, path, **kwargs)
+
+
 def error_from(response: httpx.Response) -> ServiceError:
     """The server's error in the one shape, or what the status says when there is none."""
     try:

@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.padding import Padding
 from rich.text import Text
 
-from app.cli_http import ServerApi, resolve_key
+from app.cli_http import resolve_key, server_call
 from app.errors import BadRequest, ServiceError
 from app.settings import Settings
 
@@ -94,8 +94,7 @@ def search_in_process(settings: Settings, body: dict[str, Any], api_key: str | N
 
 def search_via_server(settings: Settings, body: dict[str, Any], api_key: str | None,
                       server: str) -> dict[str, Any]:
-    with ServerApi(server, resolve_key(settings, api_key), timeout=60) as api:
-        return api.call("POST", "/search", json=body)
+    return server_call(settings, api_key, server, "POST", "/search", timeout=60, json=body)
 
 
 def _score(value: float | None, rank: int | None = None, digits: int = 3) -> str | None:

@@ -22,10 +22,11 @@ from typing import Any
 from app.registry.database import transaction
 from app.runtime import Runtime
 from app.search.pipeline import SearchEngine
-from app.search.service import SearchQuery, SearchService
+from app.search.service import SearchService
 from app.uploads import document_id_for
 from evaluation.beir import Dataset
 from evaluation.metrics import ndcg_at_k
+from evaluation.runner import ranked_ids
 
 CONFIG_KEYS = {"fusion": ("rank", "dbsf", "relative_score"), "alpha": None,
                "floors": ("on", "off"), "rerank": ("on", "off"), "depth": None, "prf": None}
@@ -92,11 +93,10 @@ def per_query_ndcg(runtime: Runtime, client_id: str, data: Dataset,
     scores = {}
     with transaction(runtime.sessions) as session:
         for qid, query in data.queries.items():
-            answer = service.answer(session, client_id=client_id, query=SearchQuery(
-                query=query, alpha=config.alpha, rerank=config.rerank, limit=10,
-                fusion=config.fusion))
+            top10 = ranked_ids(session, service, client_id, query, config.alpha,
+                               config.rerank, 10, fusion=config.fusion)
             relevant = {document_id_for(d): g for d, g in data.qrels[qid].items()}
-            scores[qid] = ndcg_at_k([row.document_id for row in answer.rows], relevant, 10)
+            scores[qid] = ndcg_at_k(top10, relevant, 10)
     return scores
 
 

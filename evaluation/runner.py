@@ -113,11 +113,12 @@ def ingest_corpus(runtime: Runtime, client_id: str, dataset: Dataset,
     return len(todo), elapsed
 
 
-def _ranked_ids(session, service: SearchService, client_id: str, query: str,  # type: ignore[no-untyped-def]
-                alpha: float, rerank: bool, limit: int) -> list[str]:
+def ranked_ids(session, service: SearchService, client_id: str, query: str,  # type: ignore[no-untyped-def]
+               alpha: float, rerank: bool, limit: int, fusion: str | None = None) -> list[str]:
+    """The document ids of the answer a caller gets, best first."""
     answer = service.answer(session, client_id=client_id,
                             query=SearchQuery(query=query, alpha=alpha, rerank=rerank,
-                                              limit=limit))
+                                              limit=limit, fusion=fusion))
     return [row.document_id for row in answer.rows]
 
 
@@ -135,9 +136,9 @@ def evaluate(runtime: Runtime, client_id: str, dataset: Dataset, modes: list[tup
             for qid, query in dataset.queries.items():
                 rel = {document_id_for(d): g for d, g in dataset.qrels[qid].items()}
                 t0 = time.perf_counter()
-                top10 = _ranked_ids(s, service, client_id, query, alpha, rerank, 10)
+                top10 = ranked_ids(s, service, client_id, query, alpha, rerank, 10)
                 times.append((time.perf_counter() - t0) * 1000)
-                top100 = _ranked_ids(s, service, client_id, query, alpha, rerank, DEPTH)
+                top100 = ranked_ids(s, service, client_id, query, alpha, rerank, DEPTH)
                 ndcg.append(ndcg_at_k(top10, rel, 10))
                 recall.append(recall_at_k(top100, rel, 100))
                 mrr.append(mrr_at_k(top10, rel, 10))

@@ -66,8 +66,8 @@ def evidence_result(answer: SearchAnswer, *, explain: bool) -> EvidenceResult:
         applied_filters=answer.applied_filters, scope=answer.scope, timings=answer.timings,
         warnings=answer.warnings,
         lanes=[LaneExplain(lane=r.lane, floor=r.floor if math.isfinite(r.floor) else None,
-                           fetched=r.fetched, kept=r.kept,  # type: ignore[arg-type]
-                           removed_by_floor=r.fetched - r.kept, depth=r.depth)
+                           fetched=r.fetched, kept=len(r.hits),  # type: ignore[arg-type]
+                           removed_by_floor=r.fetched - len(r.hits), depth=r.depth)
                for r in answer.lanes] if explain else None,
         diagnostics=None if answer.diagnoses is None else [
             Diagnostic(document_id=d.document_id, version_id=d.version_id,

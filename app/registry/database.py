@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import random
 import time
@@ -66,15 +67,22 @@ def _alembic_config():  # type: ignore[no-untyped-def]
     return Config(str(ALEMBIC_INI))
 
 
+@functools.cache
+def _head_revision() -> str:
+    """The newest revision this code knows: read from alembic/versions once per process
+    (/readyz asks on every probe)."""
+    from alembic.script import ScriptDirectory
+
+    return str(ScriptDirectory.from_config(_alembic_config()).get_current_head())
+
+
 def schema_revision(engine: Engine) -> tuple[str | None, str]:
     """(the registry's Alembic revision, the newest this code knows)."""
     from alembic.runtime.migration import MigrationContext
-    from alembic.script import ScriptDirectory
 
-    head = ScriptDirectory.from_config(_alembic_config()).get_current_head()
     with engine.connect() as conn:
         current = MigrationContext.configure(conn).get_current_revision()
-    return current, str(head)
+    return current, _head_revision()
 
 
 def migrate(engine: Engine) -> None:

@@ -2,10 +2,10 @@
 past the window, under a lane's floor, beyond both lanes' candidate depth, excluded by a
 filter, not current, not published, or not found.
 
-Cost is bounded: each active lane is asked once more without its floor to the depth it
-searched (to rank chunks that fell under the floor), and once per document for its best
-chunk. Nothing here changes the answer's rows or their order. Another client's document is
-NOT_FOUND exactly like a missing one, so nothing leaks.
+Cost is bounded: one query per document and lane for its best chunk; ranks come from what
+each lane fetched for the search itself (before its floor), so they are the search's own.
+Nothing here changes the answer's rows or their order. Another client's document is NOT_FOUND
+exactly like a missing one, so nothing leaks.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from app.models.encoders import SparseVec
 from app.registry.tables import Document, DocumentVersion, IngestionJob
 from app.search.filters import RESERVED, leaf_matches
 from app.search.lanes import LANE_FIELDS
+from app.search.types import LaneResult
 from app.store import ChunkFilter, StoredHit, VectorStore
 from app.store.base import FAR_FUTURE
 from app.store.payload import CHUNK_INDEX, DOCUMENT_ID, VERSION_ID
@@ -68,20 +69,14 @@ class SearchContext:
     window: int
     dense_vector: list[float] | None
     sparse_vector: SparseVec | None
-    floors: Mapping[str, float]
-    depths: Mapping[str, int]  # the depth each lane searched
+    lanes: Mapping[str, LaneResult]  # as the search last asked them: floor, depth, fetched
 
 
 def diagnose(session: Session, store: VectorStore, ctx: SearchContext,
              document_ids: Sequence[str]) -> list[Diagnosis]:
-    lane_ranks = {lane: _lane_ranking(store, ctx, lane) for lane in ctx.depths}
+    lane_ranks = {name: {point: i for i, point in enumerate(lane.fetched_ids, start=1)}
+                  for name, lane in ctx.lanes.items()}  # point id → rank before the floor
     return [_one(session, store, ctx, lane_ranks, d) for d in dict.fromkeys(document_ids)]
-
-
-def _lane_ranking(store: VectorStore, ctx: SearchContext, lane: str) -> dict[str, int]:
-    """point id → rank in the lane without its floor, to the depth the search used."""
-    hits = _query(store, ctx, lane, ctx.engine_filter, ctx.depths[lane])
-    return {h.id: i for i, h in enumerate(hits, start=1)}
 
 
 def _query(store: VectorStore, ctx: SearchContext, lane: str, flt: ChunkFilter,
@@ -126,14 +121,14 @@ def _one(session: Session, store: VectorStore, ctx: SearchContext,
                          f"excluded by the filter on {keys}", filters=excluded)
     own = replace(ctx.engine_filter, document_ids=(document_id,),
                   version_ids=(version.version_id,))
-    looks = [_look(store, ctx, lane, own, lane_ranks[lane]) for lane in ctx.depths]
+    looks = [_look(store, ctx, lane, own, lane_ranks[lane]) for lane in ctx.lanes]
     if ctx.versions == "current" and ctx.as_of is None and not any(x.passed for x in looks):
         older = _older_match(store, ctx, document_id, versions)
         if older is not None:
             return Diagnosis(document_id, version.version_id, "NOT_CURRENT",
                              f"only its superseded version {older} matches this query over "
                              "the floors; versions: all would show it", lanes=looks)
-    if not ctx.depths:  # scope metadata: no content lane was asked
+    if not ctx.lanes:  # scope metadata: no content lane was asked
         return Diagnosis(document_id, version.version_id, "NOT_RETRIEVED",
                          "the metadata lane matched none of its values")
     if not any(x.score is not None for x in looks):
@@ -204,7 +199,7 @@ def _filtered_by(document: Document, version: DocumentVersion,
 
 def _look(store: VectorStore, ctx: SearchContext, lane: str, own: ChunkFilter,
           ranks: Mapping[str, int]) -> LaneLook:
-    floor = ctx.floors[lane]
+    floor, depth = ctx.lanes[lane].floor, ctx.lanes[lane].depth
     shown_floor = floor if floor != float("-inf") else None
     hits = _query(store, ctx, lane, own, 1)
     if not hits:
@@ -213,7 +208,7 @@ def _look(store: VectorStore, ctx: SearchContext, lane: str, own: ChunkFilter,
     chunk_id = f"{best.payload[DOCUMENT_ID]}:{best.payload[CHUNK_INDEX]}"
     rank = ranks.get(best.id)
     return LaneLook(lane, chunk_id, round(best.score, 6), rank,
-                    None if rank is not None else ctx.depths[lane], shown_floor,
+                    None if rank is not None else depth, shown_floor,
                     best.score >= floor)
 
 
@@ -225,9 +220,9 @@ def _older_match(store: VectorStore, ctx: SearchContext, document_id: str,
         return None
     flt = replace(ctx.engine_filter, searchable_only=False, published_by=FAR_FUTURE,
                   document_ids=(document_id,), version_ids=older)
-    for lane in ctx.depths:
+    for lane in ctx.lanes:
         hits = _query(store, ctx, lane, flt, 1)
-        if hits and hits[0].score >= ctx.floors[lane]:
+        if hits and hits[0].score >= ctx.lanes[lane].floor:
             return str(hits[0].payload[VERSION_ID])
     return None
 

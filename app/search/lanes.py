@@ -39,7 +39,8 @@ def dense_lane(store: VectorStore, vector: list[float], flt: ChunkFilter, *, dep
     hits = store.query_dense(vector, flt, depth, fields=LANE_FIELDS)
     kept = apply_floor([_candidate(h, "dense", i) for i, h in enumerate(hits, start=1)],
                        lane="dense", floor=floor)
-    return LaneResult("dense", tuple(kept), fetched=len(hits), depth=depth)
+    return LaneResult("dense", tuple(kept), fetched_ids=tuple(h.id for h in hits),
+                      depth=depth, floor=floor)
 
 
 def sparse_lane(store: VectorStore, vector: SparseVec, flt: ChunkFilter, *, depth: int,
@@ -47,4 +48,5 @@ def sparse_lane(store: VectorStore, vector: SparseVec, flt: ChunkFilter, *, dept
     hits = store.query_sparse(vector, flt, depth, fields=LANE_FIELDS)
     kept = apply_floor([_candidate(h, "sparse", i) for i, h in enumerate(hits, start=1)],
                        lane="sparse", floor=floor)
-    return LaneResult("sparse", tuple(kept), fetched=len(hits), depth=depth)
+    return LaneResult("sparse", tuple(kept), fetched_ids=tuple(h.id for h in hits),
+                      depth=depth, floor=floor)

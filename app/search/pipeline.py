@@ -23,7 +23,7 @@ from app.search.grouping import group_versions
 from app.search.lanes import dense_lane, hydrate, sparse_lane
 from app.search.rerank import rerank as rerank_stage
 from app.search.rerank import rerank_depth
-from app.search.types import LaneReport, LaneResult, Trace, VersionHit
+from app.search.types import LaneResult, Trace, VersionHit
 from app.settings import SearchSettings
 from app.store import ChunkFilter, VectorStore
 
@@ -125,7 +125,7 @@ class SearchEngine:
                                   "results by keywords only")
         return None
 
-    def floors(self, fusion: str) -> dict[str, float]:
+    def _floors(self, fusion: str) -> dict[str, float]:
         """Each lane's floor under this fusion: a score fusion may go without (settings)."""
         if fusion in SCORE_FUSIONS and not self.settings.score_fusion_floors:
             return {"dense": float("-inf"), "sparse": float("-inf")}
@@ -141,13 +141,12 @@ class SearchEngine:
             return ["nothing is indexed yet: this client has no published document version"]
         if total == 0 and plan.filter != client_only and self.store.count(plan.filter) == 0:
             return ["no published document version matches these filters"]
-        floors = self.floors(plan.fusion)
-        removed = {lane.lane: lane.fetched - len(lane.hits) for lane in lanes}
-        if not any(removed.values()):
+        removed = [(lane, lane.fetched - len(lane.hits)) for lane in lanes]
+        if not any(n for _, n in removed):
             return []
-        parts = [f"the {'BM25' if name == 'sparse' else 'dense'} floor ({floors[name]:g}) "
+        parts = [f"the {'BM25' if lane.lane == 'sparse' else 'dense'} floor ({lane.floor:g}) "
                  f"removed {n} candidate chunk{'s' if n != 1 else ''}"
-                 for name, n in removed.items() if n]
+                 for lane, n in removed if n]
         return ["; ".join(parts) + ": a lower floor (EVIDENCE_SEARCH__DENSE_FLOOR / "
                 "__SPARSE_FLOOR) or another alpha would show them"]
 
@@ -208,7 +207,7 @@ class SearchEngine:
             terms = self.models.sparse.embed_query(plan.query)
             sparse_vector = weigh_query(terms, plan.corpus(terms.indices))
 
-        floors = self.floors(plan.fusion)
+        floors = self._floors(plan.fusion)
         needed = plan.limit
         ceiling = self.settings.candidate_ceiling
         depth = min(ceiling, max(self.settings.min_depth, 4 * needed))
@@ -261,8 +260,7 @@ class SearchEngine:
         total = len(versions)
         lower_bound = not complete
         trace.warnings.extend(self._why_so_few(plan, lanes, total))
-        trace.lanes = [LaneReport(lane=lane.lane, floor=floors[lane.lane], fetched=lane.fetched,
-                                  kept=len(lane.hits), depth=lane.depth) for lane in lanes]
+        trace.lanes = lanes
         trace.timings = {k: trace.timings.get(k, 0.0) for k in STEPS}
         trace.timings["total"] = round((time.perf_counter() - started) * 1000, 3)
         return SearchOutcome(versions=versions, total_is_lower_bound=lower_bound,

@@ -27,7 +27,7 @@ from app.search.filters import RESERVED, parse_filters
 from app.search.grouping import with_evidence
 from app.search.metadata_lane import MetadataHit, fuse_versions, lookup_terms, rank_versions
 from app.search.pipeline import SearchEngine, SearchPlan
-from app.search.types import LaneReport, VersionHit
+from app.search.types import LaneResult, VersionHit
 from app.store import ChunkFilter
 from app.store.base import FAR_FUTURE
 
@@ -81,7 +81,7 @@ class SearchAnswer:
     applied_filters: dict[str, list]
     timings: dict[str, float]
     warnings: list[str]
-    lanes: list[LaneReport] = field(default_factory=list)  # the content lanes' floors at work
+    lanes: list[LaneResult] = field(default_factory=list)  # the content lanes, as last asked
     degradations: list[str] = field(default_factory=list)  # what fell back, by name
     diagnoses: list[Diagnosis] | None = None
 
@@ -113,7 +113,7 @@ class SearchService:
         content: list[VersionHit] = []
         timings: dict[str, float] = {}
         warnings: list[str] = []
-        lanes: list[LaneReport] = []
+        lane_results: list[LaneResult] = []
         degradations: list[str] = []
         outcome = None
         lower_bound, reranked, reranked_count = False, False, 0
@@ -125,7 +125,7 @@ class SearchService:
             reranked, reranked_count = outcome.reranked, outcome.reranked_count
             timings.update(outcome.trace.timings)
             warnings.extend(outcome.trace.warnings)
-            lanes = outcome.trace.lanes
+            lane_results = outcome.trace.lanes
             degradations = outcome.trace.degradations
         metadata: list[MetadataHit] = []
         if wants_metadata:
@@ -158,8 +158,7 @@ class SearchService:
                 offset=query.offset, window=window,
                 dense_vector=outcome.dense_vector if outcome else None,
                 sparse_vector=outcome.sparse_vector if outcome else None,
-                floors=self.engine.floors(fusion),
-                depths={r.lane: r.depth for r in lanes}), query.diagnose)
+                lanes={lane.lane: lane for lane in lane_results}), query.diagnose)
             timings["diagnose"] = round((time.perf_counter() - t0) * 1000, 3)
         rows = [AnswerRow(rank=query.offset + i, document_id=key[0], version_id=key[1],
                           canonical_metadata=versions[key].canonical_metadata
@@ -175,7 +174,7 @@ class SearchService:
             has_more=total > window or (lower_bound and total >= window), alpha=alpha,
             fusion=fusion,
             reranked=reranked, reranked_count=reranked_count, applied_filters=applied,
-            timings=timings, warnings=warnings, lanes=lanes, degradations=degradations,
+            timings=timings, warnings=warnings, lanes=lane_results, degradations=degradations,
             diagnoses=diagnoses)
 
 

@@ -42,12 +42,18 @@ class Candidate:
 
 @dataclass(frozen=True)
 class LaneResult:
-    """A lane's ranked, floor-passed hits, and whether it stopped at its fetch depth."""
+    """A lane's ranked, floor-passed hits; every chunk it fetched, in rank order, before the
+    floor (explain's counts, diagnosis's ranks); its floor and its fetch depth."""
 
     lane: str
     hits: tuple[Candidate, ...]
-    fetched: int
+    fetched_ids: tuple[str, ...]
     depth: int
+    floor: float
+
+    @property
+    def fetched(self) -> int:
+        return len(self.fetched_ids)
 
     @property
     def exhausted(self) -> bool:
@@ -80,21 +86,10 @@ class VersionHit:
 
 
 @dataclass
-class LaneReport:
-    """What a lane's score floor did (explain): candidates fetched, how many passed."""
-
-    lane: str
-    floor: float
-    fetched: int
-    kept: int
-    depth: int
-
-
-@dataclass
 class Trace:
     """Per-step milliseconds and warnings of one search (mutable: filled as stages run)."""
 
     timings: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
-    lanes: list[LaneReport] = field(default_factory=list)
+    lanes: list[LaneResult] = field(default_factory=list)  # the last pass's
     degradations: list[str] = field(default_factory=list)  # names of what fell back (metrics)
