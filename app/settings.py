@@ -80,6 +80,10 @@ class SearchSettings(_Group):
     prf_terms: int = Field(10, ge=0, le=100)
     prf_sparse_weight: float = Field(0.5, ge=0.0, le=2.0)
     candidate_ceiling: int = Field(1000, ge=50, le=10000)
+    # The public background's weight in every client's BM25 IDF, in pseudo-chunks
+    # (app/bm25.py: a client's own counts take over as its corpus grows past it; 0: the
+    # client's counts alone). Chosen by cross-validation on SciFact (docs/BENCHMARKS.md).
+    bm25_prior_chunks: float = Field(1000.0, ge=0.0, le=1e7)
 
 
 class IngestSettings(_Group):

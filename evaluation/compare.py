@@ -29,7 +29,8 @@ from evaluation.metrics import ndcg_at_k
 from evaluation.runner import ranked_ids
 
 CONFIG_KEYS = {"fusion": ("rank", "dbsf", "relative_score"), "alpha": None,
-               "floors": ("on", "off"), "rerank": ("on", "off"), "depth": None, "prf": None}
+               "floors": ("on", "off"), "rerank": ("on", "off"), "depth": None, "prf": None,
+               "prior": None}
 BOOTSTRAP_SAMPLES = 10_000
 
 
@@ -43,6 +44,9 @@ class Config:
     rerank: bool = False
     depth: int = 100  # the lanes' least candidate depth (EVIDENCE_SEARCH__MIN_DEPTH)
     prf: int = 0  # pseudo-relevance feedback chunks (EVIDENCE_SEARCH__PRF_DOCS), 0: off
+    # the BM25 background's weight in pseudo-chunks (EVIDENCE_SEARCH__BM25_PRIOR_CHUNKS);
+    # None: the settings' value
+    prior: float | None = None
 
     @classmethod
     def parse(cls, text: str, base: Config | None = None) -> Config:
@@ -60,6 +64,10 @@ class Config:
                 if not value.isdigit() or not low <= int(value) <= high:
                     raise ValueError(f"{key}={value}: a whole number from {low} to {high}")
                 values[key] = int(value)
+            elif key == "prior":
+                if not value.isdigit() or int(value) > 10_000_000:
+                    raise ValueError(f"prior={value}: pseudo-chunks, a whole number from 0")
+                values["prior"] = float(value)
             elif key == "alpha":
                 alpha = float(value)
                 if not 0.0 <= alpha <= 1.0:
@@ -76,7 +84,8 @@ class Config:
         return (f"fusion={self.fusion},alpha={self.alpha:g},floors="
                 f"{'on' if self.floors else 'off'}" + (",rerank=on" if self.rerank else "")
                 + (f",depth={self.depth}" if self.depth != 100 else "")
-                + (f",prf={self.prf}" if self.prf else ""))
+                + (f",prf={self.prf}" if self.prf else "")
+                + (f",prior={self.prior:g}" if self.prior is not None else ""))
 
 
 def per_query_ndcg(runtime: Runtime, client_id: str, data: Dataset,
@@ -84,7 +93,8 @@ def per_query_ndcg(runtime: Runtime, client_id: str, data: Dataset,
     """nDCG@10 of each query's limit-10 answer under ``config``, through the real service."""
     settings = runtime.settings.search.model_copy(update={
         "score_fusion_floors": True, "min_depth": config.depth, "prf_docs": config.prf,
-        "candidate_ceiling": max(config.depth, runtime.settings.search.candidate_ceiling)})
+        "candidate_ceiling": max(config.depth, runtime.settings.search.candidate_ceiling),
+        **({"bm25_prior_chunks": config.prior} if config.prior is not None else {})})
     if not config.floors:
         settings = settings.model_copy(update={"dense_floor": float("-inf"),
                                                "sparse_floor": float("-inf")})

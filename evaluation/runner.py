@@ -158,7 +158,8 @@ def calibrate(runtime: Runtime, client_id: str, dataset: Dataset) -> list[LaneCa
         rel = {document_id_for(d) for d, g in dataset.qrels[qid].items() if g > 0}
         with transaction(runtime.sessions) as s:
             sparse = models.sparse.embed_query(query)
-            sparse = weigh_query(sparse, client_corpus(s, client_id)(sparse.indices))
+            prior = SearchEngine(runtime.store, models, runtime.settings.search).bm25_prior
+            sparse = weigh_query(sparse, client_corpus(s, client_id, prior)(sparse.indices))
         results = [sparse_lane(runtime.store, sparse, flt, depth=DEPTH, floor=float("-inf"))]
         if models.dense is not None:
             results.append(dense_lane(runtime.store, models.dense.embed_query(query), flt,

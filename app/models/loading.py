@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from app.errors import ModelsNotInstalled
+from app.models.background import load_background
 from app.models.encoders import DenseEncoder, Reranker, SparseEncoder, SparseVec, TokenCounter
 from app.models.manifest import Manifest
 from app.models.profiles import ModelProfile
@@ -75,6 +76,9 @@ class LoadedModels:
     count_tokens: TokenCounter
     spacy_path: Path | None  # None: no entity model (test fakes)
     dense_error: str | None = None
+    # Public word frequencies by BM25 term id, the prior of every client's IDF (app/bm25.py);
+    # None: the client's counts alone (test fakes, whose term ids are their own)
+    bm25_background: Mapping[int, float] | None = None
 
 
 def _token_counter(tokenizer_file: Path) -> TokenCounter:
@@ -150,7 +154,8 @@ def load_models(models_dir: Path, *, batch_size: int = 1, threads: int | None = 
             log.warning("reranker %s failed to load: %s", manifest.reranker.model, exc)
     return LoadedModels(profile=profile, manifest=manifest, dense=dense, sparse=sparse,
                         reranker=reranker, count_tokens=counter,
-                        spacy_path=models_dir / manifest.spacy.path, dense_error=dense_error)
+                        spacy_path=models_dir / manifest.spacy.path, dense_error=dense_error,
+                        bm25_background=load_background())
 
 
 def _register_offline_dense(name: str, dim: int) -> None:

@@ -13,7 +13,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, replace
 
-from app.bm25 import CorpusLookup, weigh_query
+from app.bm25 import BackgroundPrior, CorpusLookup, weigh_query
 from app.errors import Unavailable
 from app.models.encoders import SparseVec
 from app.models.loading import LoadedModels
@@ -76,6 +76,9 @@ class SearchEngine:
                             else profile.dense_floor)
         self.sparse_floor = (settings.sparse_floor if settings.sparse_floor is not None
                              else profile.sparse_floor)
+        self.bm25_prior = (BackgroundPrior(models.bm25_background, settings.bm25_prior_chunks)
+                           if models.bm25_background is not None
+                           and settings.bm25_prior_chunks > 0 else None)
 
     @staticmethod
     def _dense_only_unavailable(trace: Trace) -> Unavailable:

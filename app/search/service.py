@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from app.bm25 import CorpusLookup, CorpusStats
+from app.bm25 import BackgroundPrior, CorpusLookup, CorpusStats
 from app.errors import BadRequest, Conflict
 from app.registry import bm25_stats, discovery
 from app.registry import documents as docs_registry
@@ -120,7 +120,8 @@ class SearchService:
         if query.scope in ("content", "both"):
             outcome = self.engine.search(SearchPlan(
                 query=query.query, alpha=alpha, rerank=query.rerank, limit=window, filter=flt,
-                corpus=client_corpus(session, client_id), fusion=fusion))
+                corpus=client_corpus(session, client_id, self.engine.bm25_prior),
+                fusion=fusion))
             content, lower_bound = outcome.versions, outcome.total_is_lower_bound
             reranked, reranked_count = outcome.reranked, outcome.reranked_count
             timings.update(outcome.trace.timings)
@@ -211,11 +212,13 @@ def _require_ready(session: Session, client_id: str, scope: str) -> None:
                  "indexed_versions": ready.indexed, "published_versions": ready.total})
 
 
-def client_corpus(session: Session, client_id: str) -> CorpusLookup:
-    """The client's own BM25 statistics, read in this session."""
+def client_corpus(session: Session, client_id: str,
+                  prior: BackgroundPrior | None) -> CorpusLookup:
+    """The client's own BM25 statistics, read in this session, with the public prior."""
 
     def lookup(terms: Sequence[int]) -> CorpusStats:
-        return CorpusStats(*bm25_stats.lookup(session, client_id=client_id, terms=terms))
+        chunks, df = bm25_stats.lookup(session, client_id=client_id, terms=terms)
+        return CorpusStats(chunks, df, prior)
 
     return lookup
 

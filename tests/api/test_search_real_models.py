@@ -140,3 +140,29 @@ def test_an_account_number_inside_a_pdf_table_is_found_as_metadata(svc: Service)
         "entities.account_numbers", "ACCT-445566", "exact")
     filtered = svc.search(query="balance", filters={"entities.account_numbers": "ACCT-445566"})
     assert _ids(filtered.json()) == ["statement"]
+
+
+SMALL_CORPUS = [
+    ("lease.txt", "The warehouse lease runs until June 2025 and the landlord holds the deposit."),
+    ("payroll.txt", "Payroll for March was paid to forty employees on the last Friday."),
+    ("minutes.txt", "Board minutes: the committee approved the new audit firm unanimously."),
+    ("invoice.txt", "Invoice 7781 from Globex covers office chairs and two standing desks."),
+    ("memo.txt", "Memo: the server migration moves every mailbox to the new datacenter."),
+]
+
+
+@pytest.mark.parametrize("n", [1, 2, 5])
+def test_a_small_client_finds_a_word_of_its_documents_first(
+        tmp_path: pytest.TempPathFactory, real_models, n: int) -> None:  # type: ignore[no-untyped-def]
+    """One to five documents: BM25 alone (alpha 0) and the default hybrid both put the
+    document holding the word first — the public prior gives the IDF a small corpus lacks."""
+    with running_service(tmp_path, real_models) as s:
+        for name, text in SMALL_CORPUS[:n]:
+            s.ingest(name, text, document_id=name.removesuffix(".txt"))
+        for name, word in [("lease.txt", "landlord"), ("payroll.txt", "employees"),
+                           ("minutes.txt", "audit"), ("invoice.txt", "chairs"),
+                           ("memo.txt", "mailbox")][:n]:
+            for alpha in (0.0, None):
+                body = s.search(query=word, **({} if alpha is None else {"alpha": alpha}))
+                ids = _ids(body.json())
+                assert ids and ids[0] == name.removesuffix(".txt"), (n, word, alpha, ids)
