@@ -36,7 +36,6 @@ from dataclasses import dataclass
 
 from app.models.encoders import SparseVec
 
-
 CHUNK_WORDS = 256.0  # fastembed's Qdrant/bm25 avg_len: the chunk length BM25 assumes
 FLOOR_FREQUENCY = 1e-8  # wordfreq's least listed frequency: a word it never saw is rarer
 
