@@ -108,6 +108,20 @@ def _three_sigma(scores: dict[str, float | None]) -> dict[str, float]:
             for k, v in scores.items()}
 
 
+def as_if_unfiltered(unfiltered: list[Candidate], filtered: list[Candidate]
+                     ) -> list[Candidate]:
+    """Exact filters narrow the candidates but do not change retrieval rank (the contract):
+    the filtered answer is the unfiltered fusion with the non-matching chunks removed — same
+    lane ranks, same fused scores, same order. Every matching chunk the unfiltered lanes found
+    is among the filtered lanes' (a filter only lifts a chunk's rank), so the unfiltered
+    fusion restricted to the filtered ids is exact; the matching chunks the unfiltered lanes
+    did not reach within their depth follow, in their filtered fusion's order."""
+    matching = {c.point_id for c in filtered}
+    first = [c for c in unfiltered if c.point_id in matching]
+    seen = {c.point_id for c in first}
+    return first + [c for c in filtered if c.point_id not in seen]
+
+
 Fuser = Callable[..., list[Candidate]]
 FUSERS: dict[str, Fuser] = {"rank": fuse, "dbsf": fuse_dbsf,
                             "relative_score": fuse_relative_scores}

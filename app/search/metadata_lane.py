@@ -63,14 +63,16 @@ def rank_versions(query: str, rows: Sequence[tuple[str, str, Leaf]],
     return hits
 
 
-def fuse_versions(content: Sequence[tuple[str, str]], metadata: Sequence[tuple[str, str]],
+def fuse_versions(content: Mapping[tuple[str, str], int],
+                  metadata: Mapping[tuple[str, str], int],
                   k: int = 60) -> list[tuple[tuple[str, str], dict[str, int]]]:
-    """Scope both: version rankings fused by rank, 1/(k + r_content) + 1/(k + r_metadata)
-    (k = 60, Cormack et al. 2009), a lane that did not find a version adding nothing; ties by
-    (document_id, version_id). Returns each version with its lane-local ranks."""
+    """Scope both: version rankings ({version: its rank in the lane}) fused by rank,
+    1/(k + r_content) + 1/(k + r_metadata) (k = 60, Cormack et al. 2009), a lane that did not
+    find a version adding nothing; ties by (document_id, version_id). Returns each version
+    with its lane-local ranks."""
     ranks: dict[tuple[str, str], dict[str, int]] = {}
     for lane, ranking in (("content", content), ("metadata", metadata)):
-        for rank, key in enumerate(ranking, start=1):
+        for key, rank in ranking.items():
             ranks.setdefault(key, {})[lane] = rank
     return sorted(ranks.items(),
                   key=lambda item: (-sum(1 / (k + r) for r in item[1].values()), item[0]))

@@ -18,7 +18,7 @@ from app.errors import Unavailable
 from app.models.encoders import SparseVec
 from app.models.loading import LoadedModels
 from app.search.feedback import expand_sparse, rocchio
-from app.search.fusion import FUSERS, SCORE_FUSIONS
+from app.search.fusion import FUSERS, SCORE_FUSIONS, as_if_unfiltered
 from app.search.grouping import group_versions
 from app.search.lanes import dense_lane, hydrate, sparse_lane
 from app.search.rerank import rerank as rerank_stage
@@ -52,6 +52,9 @@ class SearchOutcome:
     # the query as the lanes asked it (diagnosis asks again with them)
     dense_vector: list[float] | None = None
     sparse_vector: SparseVec | None = None
+    # under exact filters: every version the unfiltered search found, in its order (the
+    # versions' lane ranks as if the filter were not there); None without filters
+    unfiltered_versions: tuple[tuple[str, str], ...] | None = None
 
 
 STEPS = ("embed", "dense", "sparse", "fuse", "rerank", "group")
@@ -155,17 +158,24 @@ class SearchEngine:
 
     def _lanes(self, plan: SearchPlan, dense_vector: Callable[[], list[float] | None],
                sparse_vector: SparseVec | None, depth: int, floors: dict[str, float],
-               clock: _Clock) -> tuple[list[LaneResult], list]:
+               clock: _Clock) -> tuple[list[LaneResult], list, list | None]:
         """Both lanes to ``depth`` (a lane without its query vector sits out), fused; the
-        dense vector is asked for after the BM25 lane ran."""
+        dense vector is asked for after the BM25 lane ran. Under exact filters each lane is
+        also asked without them, and the fusion keeps the unfiltered ranks (returned too)."""
+        narrowed = plan.filter.narrows
+        unfiltered = plan.filter.unnarrowed()
         lanes: list[LaneResult] = []
-        dense_hits, sparse_hits = [], []
+        hits: dict[str, list] = {"dense": [], "sparse": []}
+        base: dict[str, list] = {"dense": [], "sparse": []}
         clock.t = time.perf_counter()
         if sparse_vector is not None:
             lane = sparse_lane(self.store, sparse_vector, plan.filter, depth=depth,
                                floor=floors["sparse"])
             lanes.append(lane)
-            sparse_hits = list(lane.hits)
+            hits["sparse"] = list(lane.hits)
+            if narrowed:
+                base["sparse"] = list(sparse_lane(self.store, sparse_vector, unfiltered,
+                                                  depth=depth, floor=floors["sparse"]).hits)
         clock.lap("sparse")
         vector = dense_vector()
         clock.t = time.perf_counter()
@@ -173,11 +183,19 @@ class SearchEngine:
             lane = dense_lane(self.store, vector, plan.filter, depth=depth,
                               floor=floors["dense"])
             lanes.append(lane)
-            dense_hits = list(lane.hits)
+            hits["dense"] = list(lane.hits)
+            if narrowed:
+                base["dense"] = list(dense_lane(self.store, vector, unfiltered, depth=depth,
+                                                floor=floors["dense"]).hits)
         clock.lap("dense")
-        fused = FUSERS[plan.fusion](dense_hits, sparse_hits, alpha=plan.alpha)
+        fuser = FUSERS[plan.fusion]
+        fused = fuser(hits["dense"], hits["sparse"], alpha=plan.alpha)
+        base_fused = None
+        if narrowed:
+            base_fused = fuser(base["dense"], base["sparse"], alpha=plan.alpha)
+            fused = as_if_unfiltered(base_fused, fused)
         clock.lap("fuse")
-        return lanes, fused
+        return lanes, fused, base_fused
 
     def _feedback(self, plan: SearchPlan, fused: list, vector: list[float] | None,
                   sparse_vector: SparseVec | None
@@ -228,9 +246,9 @@ class SearchEngine:
             return vector if use_dense else None
 
         while True:
-            lanes, fused = self._lanes(plan, dense_vector,
-                                       sparse_vector if use_sparse else None, depth, floors,
-                                       clock)
+            lanes, fused, base_fused = self._lanes(plan, dense_vector,
+                                                   sparse_vector if use_sparse else None,
+                                                   depth, floors, clock)
             complete = all(lane.exhausted for lane in lanes)
             if complete or depth >= ceiling:
                 break
@@ -240,8 +258,8 @@ class SearchEngine:
         if self.settings.prf_docs and fused:  # opt-in: a second pass with a sharper query
             better, sparse_vector = self._feedback(plan, fused, dense_vector(),
                                                    sparse_vector if use_sparse else None)
-            lanes, fused = self._lanes(plan, lambda: better, sparse_vector, depth, floors,
-                                       clock)
+            lanes, fused, base_fused = self._lanes(plan, lambda: better, sparse_vector, depth,
+                                                   floors, clock)
             vector = better  # what the lanes were asked with (diagnosis asks the same)
             complete = all(lane.exhausted for lane in lanes)
 
@@ -259,6 +277,9 @@ class SearchEngine:
                 trace.degradations.append(outcome.reason)
         clock.lap("rerank")
         versions = group_versions(fused)
+        unfiltered_versions = (tuple((v.document_id, v.version_id)
+                                     for v in group_versions(base_fused))
+                               if base_fused is not None else None)
         clock.lap("group")
         total = len(versions)
         lower_bound = not complete
@@ -269,4 +290,5 @@ class SearchEngine:
         return SearchOutcome(versions=versions, total_is_lower_bound=lower_bound,
                              reranked=reranked, reranked_count=reranked_count, trace=trace,
                              dense_vector=vector if use_dense else None,
-                             sparse_vector=sparse_vector if use_sparse else None)
+                             sparse_vector=sparse_vector if use_sparse else None,
+                             unfiltered_versions=unfiltered_versions)

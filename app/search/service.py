@@ -116,6 +116,7 @@ class SearchService:
         lane_results: list[LaneResult] = []
         degradations: list[str] = []
         outcome = None
+        unfiltered_content: Sequence[VersionKey] | None = None
         lower_bound, reranked, reranked_count = False, False, 0
         if query.scope in ("content", "both"):
             outcome = self.engine.search(SearchPlan(
@@ -128,21 +129,28 @@ class SearchService:
             warnings.extend(outcome.trace.warnings)
             lane_results = outcome.trace.lanes
             degradations = outcome.trace.degradations
+            unfiltered_content = outcome.unfiltered_versions
         metadata: list[MetadataHit] = []
+        unfiltered_metadata: Sequence[VersionKey] | None = None
         if wants_metadata:
             t0 = time.perf_counter()
-            metadata = metadata_lane(session, client_id, query.query, flt, applied)
+            metadata, unfiltered_metadata = metadata_lane(session, client_id, query.query, flt,
+                                                          applied)
             timings["metadata"] = round((time.perf_counter() - t0) * 1000, 3)
 
         by_content = {(v.document_id, v.version_id): v for v in content}
         by_metadata = {(h.document_id, h.version_id): h for h in metadata}
+        # each lane's version ranks as if the exact filters were not there (the contract:
+        # filters narrow the candidates, they do not change retrieval rank)
+        content_ranks = lane_ranks(list(by_content), unfiltered_content)
+        metadata_ranks = lane_ranks(list(by_metadata), unfiltered_metadata)
         ranked: list[tuple[VersionKey, dict[str, int]]]
         if query.scope == "content":
-            ranked = [(k, {"content": i}) for i, k in enumerate(by_content, start=1)]
+            ranked = [(k, {"content": r}) for k, r in content_ranks.items()]
         elif query.scope == "metadata":
-            ranked = [(k, {"metadata": i}) for i, k in enumerate(by_metadata, start=1)]
+            ranked = [(k, {"metadata": r}) for k, r in metadata_ranks.items()]
         else:
-            ranked = fuse_versions(list(by_content), list(by_metadata))
+            ranked = fuse_versions(content_ranks, metadata_ranks)
         page = ranked[query.offset:window]
         # evidence: picked for the shown versions only, then their texts in one store call
         shown = self.engine.with_texts(with_evidence(
@@ -223,10 +231,28 @@ def client_corpus(session: Session, client_id: str,
     return lookup
 
 
+def lane_ranks(kept: Sequence[VersionKey], unfiltered: Sequence[VersionKey] | None
+               ) -> dict[VersionKey, int]:
+    """{version: its rank in the lane}, in ``kept``'s order: its place in the unfiltered
+    ranking where the filters narrowed it (a version the unfiltered lane did not reach ranks
+    after all it did), else its place in ``kept``."""
+    if unfiltered is None:
+        return {k: i for i, k in enumerate(kept, start=1)}
+    place = {k: i for i, k in enumerate(unfiltered, start=1)}
+    ranks, beyond = {}, len(unfiltered)
+    for k in kept:
+        if k not in place:
+            beyond += 1
+        ranks[k] = place.get(k, beyond)
+    return ranks
+
+
 def metadata_lane(session: Session, client_id: str, query: str, flt: ChunkFilter,
-                  applied: Mapping[str, list]) -> list[MetadataHit]:
+                  applied: Mapping[str, list]
+                  ) -> tuple[list[MetadataHit], list[VersionKey] | None]:
     """Candidate leaves from the registry, ranked per version (pure), reserved and metadata
-    filters applied the same way the engine applies them to chunks."""
+    filters applied the same way the engine applies them to chunks; with filters, also the
+    unfiltered ranking (pure, same rows), whose ranks the filtered versions keep."""
     words, exact = lookup_terms(query)
     rows = discovery.candidate_leaves(session, client_id=client_id, words=words, exact=exact)
     keys = sorted({(r.document_id, r.version_id) for r in rows})
@@ -237,5 +263,8 @@ def metadata_lane(session: Session, client_id: str, query: str, flt: ChunkFilter
             version_ids=flt.version_ids, kinds=flt.kinds, sources=flt.sources))
     leaves = (discovery.version_leaves(session, client_id=client_id, keys=keys)
               if any(k not in RESERVED for k in applied) else None)
-    return rank_versions(query, [(r.document_id, r.version_id, r.leaf) for r in rows],
-                         leaves, applied, allowed)
+    candidates = [(r.document_id, r.version_id, r.leaf) for r in rows]
+    hits = rank_versions(query, candidates, leaves, applied, allowed)
+    if not applied:
+        return hits, None
+    return hits, [(h.document_id, h.version_id) for h in rank_versions(query, candidates)]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from app.errors import ModelMismatchError, StoreNeedsReindex, StoreRejected
@@ -79,6 +79,17 @@ class ChunkFilter:
     # after, these instants. "Every published version" is published_by=FAR_FUTURE.
     published_by: float | None = None
     superseded_after: float | None = None
+
+    @property
+    def narrows(self) -> bool:
+        """Whether exact filters narrow the candidates beyond the client and its versions."""
+        return bool(self.document_ids or self.version_ids or self.kinds or self.sources
+                    or self.metadata)
+
+    def unnarrowed(self) -> ChunkFilter:
+        """The same client and versions without the exact filters: the ranking they keep."""
+        return replace(self, document_ids=(), version_ids=(), kinds=(), sources=(),
+                       metadata=())
 
     def conditions(self) -> list[Alternatives]:
         """The conditions that must all hold."""

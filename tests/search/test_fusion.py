@@ -1,6 +1,6 @@
 import pytest
 
-from app.search.fusion import fuse, fuse_dbsf, fuse_relative_scores
+from app.search.fusion import as_if_unfiltered, fuse, fuse_dbsf, fuse_relative_scores
 from tests.search.helpers import cand
 
 
@@ -94,3 +94,24 @@ def test_dbsf_does_not_clip_an_outlier() -> None:
     fused = fuse_dbsf([cand(f"d{i}", 0, dense=s, dense_rank=i + 1)
                        for i, s in enumerate(scores)], [], alpha=1.0)
     assert fused[0].chunk_id == "d0:0" and fused[0].fused > 1.0
+
+
+def test_a_filtered_fusion_keeps_the_unfiltered_ranks_and_order() -> None:
+    # unfiltered: ops-03 dense #1 sparse #2, fin-05 dense #2 sparse #1, hr-01 dense #3
+    dense = [cand("ops-03", 0, dense=0.9, dense_rank=1), cand("fin-05", 0, dense=0.8,
+             dense_rank=2), cand("hr-01", 0, dense=0.7, dense_rank=3)]
+    sparse = [cand("fin-05", 0, sparse=5.0, sparse_rank=1),
+              cand("ops-03", 0, sparse=4.0, sparse_rank=2)]
+    unfiltered = fuse(dense, sparse, alpha=0.7)
+    # 0.7/61 + 0.3/62 = 0.016314 (ops-03) > 0.7/62 + 0.3/61 = 0.016208 (fin-05)
+    assert [c.document_id for c in unfiltered] == ["ops-03", "fin-05", "hr-01"]
+    # the filter keeps ops-03 and fin-05 plus a chunk the unfiltered lanes never reached
+    f_dense = [cand("ops-03", 0, dense=0.9, dense_rank=1),
+               cand("fin-05", 0, dense=0.8, dense_rank=2)]
+    f_sparse = [cand("fin-05", 0, sparse=5.0, sparse_rank=1),
+                cand("ops-03", 0, sparse=4.0, sparse_rank=2),
+                cand("deep-9", 0, sparse=1.5, sparse_rank=3)]
+    kept = as_if_unfiltered(unfiltered, fuse(f_dense, f_sparse, alpha=0.7))
+    assert [c.document_id for c in kept] == ["ops-03", "fin-05", "deep-9"]
+    assert kept[0].fused == pytest.approx(0.7 / 61 + 0.3 / 62)
+    assert (kept[1].dense_rank, kept[1].sparse_rank) == (2, 1)

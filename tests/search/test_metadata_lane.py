@@ -34,7 +34,16 @@ def test_lookup_terms_fold_words_identifiers_and_numbers() -> None:
 
 
 def test_both_lanes_fused_by_rank_hand_computed() -> None:
-    fused = fuse_versions([("a", "v1"), ("b", "v1")], [("b", "v1"), ("c", "v1")])
+    fused = fuse_versions({("a", "v1"): 1, ("b", "v1"): 2}, {("b", "v1"): 1, ("c", "v1"): 2})
     # b: 1/62 + 1/61 = 0.03252; a: 1/61 = 0.01639; c: 1/62 = 0.01613
     assert fused == [(("b", "v1"), {"content": 2, "metadata": 1}),
                      (("a", "v1"), {"content": 1}), (("c", "v1"), {"metadata": 2})]
+
+
+def test_lane_ranks_are_the_unfiltered_places_of_the_kept_versions() -> None:
+    from app.search.service import lane_ranks
+
+    a, b, c, d = ("a", "v1"), ("b", "v1"), ("c", "v1"), ("d", "v1")
+    assert lane_ranks([b, d], None) == {b: 1, d: 2}
+    # b and c were 2nd and 3rd unfiltered; d, beyond the unfiltered depth, ranks after all
+    assert lane_ranks([b, c, d], [a, b, c]) == {b: 2, c: 3, d: 4}
