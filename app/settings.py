@@ -4,8 +4,9 @@ Nested groups are set with a double underscore: ``EVIDENCE_DATABASE__URL``,
 ``EVIDENCE_QDRANT__URL``, ``EVIDENCE_SEARCH__HYBRID_ALPHA``. Only entry points (app factory,
 CLI, worker) call :func:`get_settings`; everything else receives the group it needs.
 
-The embedded default needs nothing installed beside the package: SQLite under ``./data``, the
-embedded Qdrant engine under ``./data/qdrant`` and models under ``./models``.
+The embedded default needs nothing installed beside the package: SQLite at
+``<data_dir>/evidence.db``, the embedded Qdrant engine under ``<data_dir>/qdrant`` (``data_dir``
+is ``./data`` unless ``EVIDENCE_DATA_DIR`` says otherwise) and models under ``./models``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.limits import MetadataLimits
@@ -28,13 +29,15 @@ class _Group(BaseModel):
 class DatabaseSettings(_Group):
     """Registry database. SQLite by default; PostgreSQL at scale (``postgresql+psycopg://…``)."""
 
-    url: str = "sqlite:///./data/evidence.db"
+    # unset: SQLite at <data_dir>/evidence.db (Settings fills it in)
+    url: str = ""
 
 
 class QdrantSettings(_Group):
     """Vector engine: the embedded Qdrant Edge shard unless ``url`` names a server or cluster."""
 
-    path: Path = Path("./data/qdrant")
+    # unset: <data_dir>/qdrant (Settings fills it in)
+    path: Path = Path("")
     url: str | None = None
     api_key: SecretStr | None = None
     collection: str = "evidence_chunks"
@@ -167,6 +170,17 @@ class Settings(BaseSettings):
     limits: LimitSettings = LimitSettings()
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     log: LogSettings = LogSettings()
+
+    @model_validator(mode="after")
+    def _under_data_dir(self) -> Settings:
+        """``data_dir`` is the root of everything the embedded default writes: the registry
+        and the engine live under it unless their own settings name another place."""
+        if not self.database.url:
+            self.database = self.database.model_copy(
+                update={"url": f"sqlite:///{self.data_dir / 'evidence.db'}"})
+        if self.qdrant.path == Path(""):
+            self.qdrant = self.qdrant.model_copy(update={"path": self.data_dir / "qdrant"})
+        return self
 
 
 # The contract names the default alpha HYBRID_ALPHA; EVIDENCE_SEARCH__HYBRID_ALPHA wins if both.
