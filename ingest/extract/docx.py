@@ -1,4 +1,5 @@
-"""DOCX with python-docx: paragraphs and tables in body order, under their Heading styles."""
+"""DOCX with python-docx: paragraphs and tables in body order, under their Title and Heading
+styles (the Title heads every heading path)."""
 
 from __future__ import annotations
 
@@ -43,6 +44,7 @@ def extract_docx(content: bytes, filename: str) -> ExtractedText:
         raise ExtractionError(f"{filename} is not a readable DOCX file ({type(exc).__name__}); "
                               "it may be corrupt or an old .doc", code="DOCX_CORRUPT") from None
     headings: list[tuple[int, str]] = []
+    styled_title = first_heading = None
     blocks: list[Block] = []
     for item in document.iter_inner_content():
         if isinstance(item, Paragraph):
@@ -50,10 +52,15 @@ def extract_docx(content: bytes, filename: str) -> ExtractedText:
             style = (item.style.name if item.style is not None else "") or ""
             if not text:
                 continue
-            if style.startswith("Heading") or style == "Title":
+            if style == "Title":  # above every Heading: it heads the whole path
+                styled_title = styled_title or text
+                headings = [(0, text)]
+                continue
+            if style.startswith("Heading"):
                 digits = style.removeprefix("Heading").strip()
                 level = int(digits) if digits.isdigit() else 1
                 headings = [h for h in headings if h[0] < level] + [(level, text)]
+                first_heading = first_heading or text
                 continue
             blocks.append(Block(text=text, heading_path=tuple(h[1] for h in headings)))
         elif isinstance(item, Table):
@@ -61,5 +68,6 @@ def extract_docx(content: bytes, filename: str) -> ExtractedText:
             text = "\n".join(r for r in rows if r.strip(" |"))
             if text:
                 blocks.append(Block(text=text, heading_path=tuple(h[1] for h in headings)))
-    title = document.core_properties.title or (headings[0][1] if headings else None)
+    # the Title style first, then the core properties, then the first heading
+    title = styled_title or (document.core_properties.title or "").strip() or first_heading
     return ExtractedText(blocks=blocks, title=title or None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
@@ -116,6 +117,26 @@ def test_the_document_list_reads_like_a_catalogue(svc: Service) -> None:
     assert (report["state"], report["current_version_id"], report["latest_version_id"],
             report["filename"]) == ("failed", "v1", "v2", "report.pdf")
     assert [v["state"] for v in report["versions"]] == ["published", "failed"]
+
+
+def test_a_docx_is_listed_and_found_under_its_title_style(svc: Service) -> None:
+    import docx
+
+    d = docx.Document()
+    d.add_heading("Q3 Budget Report", 0)
+    d.add_heading("Summary", 1)
+    d.add_paragraph("Spending rose in the third quarter.")
+    d.add_heading("Accounts", 1)
+    d.add_paragraph("ACCT-998877 was closed.")
+    buf = io.BytesIO()
+    d.save(buf)
+    svc.ingest("q3.docx", buf.getvalue(), document_id="q3")
+    listed = svc.http.get("/documents/q3", headers=svc.auth()).json()
+    assert listed["title"] == "Q3 Budget Report"
+    row = svc.search(query="ACCT-998877 closed", alpha=0.0).json()["results"][0]
+    assert row["canonical_metadata"]["document"]["title"] == "Q3 Budget Report"
+    assert row["content_evidence"]["items"][0]["heading_path"] == ["Q3 Budget Report",
+                                                                  "Accounts"]
 
 
 @pytest.mark.parametrize("query,code", [

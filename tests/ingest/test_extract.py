@@ -83,6 +83,50 @@ def test_docx_headings_paragraphs_and_tables() -> None:
         ("ACCT-998877 | savings", ("Onboarding", "Accounts"))]
 
 
+def _docx(build) -> bytes:  # type: ignore[no-untyped-def]
+    import docx
+
+    d = docx.Document()
+    build(d)
+    buf = io.BytesIO()
+    d.save(buf)
+    return buf.getvalue()
+
+
+def test_a_docx_title_comes_from_the_title_style_and_heads_the_heading_path() -> None:
+    def build(d) -> None:  # type: ignore[no-untyped-def]
+        d.core_properties.title = "draft-7 (from the template)"
+        d.add_heading("Q3 Budget Report", 0)  # python-docx: level 0 is the Title style
+        d.add_paragraph("Spending rose.")
+        d.add_heading("Summary", 1)
+        d.add_paragraph("Within plan.")
+        d.add_heading("Accounts", 1)
+        d.add_paragraph("ACCT-998877 closed.")
+
+    result = extract("docx", _docx(build), "q3.docx")
+    assert result.title == "Q3 Budget Report"
+    assert [(b.text, b.heading_path) for b in result.blocks] == [
+        ("Spending rose.", ("Q3 Budget Report",)),
+        ("Within plan.", ("Q3 Budget Report", "Summary")),
+        ("ACCT-998877 closed.", ("Q3 Budget Report", "Accounts"))]
+
+
+def test_a_docx_title_falls_back_to_core_properties_then_the_first_heading() -> None:
+    def with_properties(d) -> None:  # type: ignore[no-untyped-def]
+        d.core_properties.title = "Lease 2025"
+        d.add_heading("Parties", 1)
+        d.add_paragraph("Landlord and tenant.")
+
+    def headings_only(d) -> None:  # type: ignore[no-untyped-def]
+        d.add_heading("Parties", 1)
+        d.add_paragraph("Landlord and tenant.")
+        d.add_heading("Term", 1)
+        d.add_paragraph("Two years.")
+
+    assert extract("docx", _docx(with_properties), "l.docx").title == "Lease 2025"
+    assert extract("docx", _docx(headings_only), "l.docx").title == "Parties"
+
+
 def test_corrupt_docx_and_empty_files() -> None:
     with pytest.raises(ExtractionError) as err:
         extract("docx", b"PK\x03\x04 not a zip really", "x.docx")
