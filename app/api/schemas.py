@@ -308,9 +308,9 @@ class Diagnostic(BaseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [{
         "document_id": "travel-policy.pdf", "version_id": "v2", "status": "BELOW_FLOOR",
         "rank": None, "filters": {},
-        "lanes": [{"lane": "dense", "chunk_id": "travel-policy.pdf:3", "score": 0.262,
+        "lanes": [{"lane": "dense", "chunk_id": "travel-policy.pdf:v1:3", "score": 0.262,
                    "rank": 14, "beyond": None, "floor": 0.29, "passed": False},
-                  {"lane": "sparse", "chunk_id": "travel-policy.pdf:3", "score": 0.81,
+                  {"lane": "sparse", "chunk_id": "travel-policy.pdf:v1:3", "score": 0.81,
                    "rank": 2, "beyond": None, "floor": 1.0, "passed": False}],
         "message": "it scored 0.262 in the dense lane, under the floor 0.29 and scored 0.81 "
                    "in the BM25 lane, under the floor 1; a different alpha or a lower floor "
@@ -364,7 +364,7 @@ CONTRACT_RESPONSE_EXAMPLE = {
             "quality": {"text_extraction": "native", "ocr_used": False, "warnings": []},
             "custom": {"project": "Apollo"}},
         "retrieval_contributions": [{"lane": "content", "rank": 1}],
-        "content_evidence": {"items": [{"chunk_id": "doc-123:0", "chunk_index": 0,
+        "content_evidence": {"items": [{"chunk_id": "doc-123:v1:0", "chunk_index": 0,
                                         "text": "Document content...", "page": 1,
                                         "literal_spans": []}],
                              "total": 1, "truncated": False},

@@ -26,7 +26,7 @@ from app.search.lanes import LANE_FIELDS
 from app.search.types import LaneResult
 from app.store import ChunkFilter, StoredHit, VectorStore
 from app.store.base import FAR_FUTURE
-from app.store.payload import CHUNK_INDEX, DOCUMENT_ID, VERSION_ID
+from app.store.payload import CHUNK_INDEX, DOCUMENT_ID, VERSION_ID, chunk_ref
 
 MAX_DIAGNOSED = 10
 STATUSES = ("SHOWN", "OUTSIDE_WINDOW", "BELOW_FLOOR", "NOT_RETRIEVED", "FILTERED_OUT",
@@ -205,7 +205,8 @@ def _look(store: VectorStore, ctx: SearchContext, lane: str, own: ChunkFilter,
     if not hits:
         return LaneLook(lane, None, None, None, None, shown_floor, False)
     best = hits[0]
-    chunk_id = f"{best.payload[DOCUMENT_ID]}:{best.payload[CHUNK_INDEX]}"
+    chunk_id = chunk_ref(best.payload[DOCUMENT_ID], best.payload[VERSION_ID],
+                         best.payload[CHUNK_INDEX])
     rank = ranks.get(best.id)
     return LaneLook(lane, chunk_id, round(best.score, 6), rank,
                     None if rank is not None else depth, shown_floor,

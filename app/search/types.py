@@ -29,7 +29,9 @@ class Candidate:
 
     @property
     def chunk_id(self) -> str:
-        return f"{self.document_id}:{self.chunk_index}"
+        """``doc:v2:0`` — app/store/payload.chunk_ref's form (this module keeps to the
+        standard library; tests/store/test_payload.py checks the two agree)."""
+        return f"{self.document_id}:{self.version_id}:{self.chunk_index}"
 
     @property
     def version_key(self) -> tuple[str, str]:

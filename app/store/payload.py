@@ -42,6 +42,12 @@ def stored_passage(payload: dict[str, Any]) -> str:
                         payload.get(TEXT, ""))
 
 
+def chunk_ref(document_id: str, version_id: str, chunk_index: int) -> str:
+    """A chunk's id as citations show it, ``doc:v2:0``: unique per version, so a stored
+    citation names the very text it quoted (app/search/types.Candidate.chunk_id agrees)."""
+    return f"{document_id}:{version_id}:{chunk_index}"
+
+
 def chunk_payload(*, client_id: str, document_id: str, version_id: str, chunk_index: int,
                   text: str, title: str, heading_path: Sequence[str], page: int | None,
                   line_start: int | None, line_end: int | None, char_start: int, char_end: int,
@@ -50,7 +56,7 @@ def chunk_payload(*, client_id: str, document_id: str, version_id: str, chunk_in
     """A chunk's payload, written hidden: publication flips ``visibility``."""
     return {
         CLIENT_ID: client_id, DOCUMENT_ID: document_id, VERSION_ID: version_id,
-        CHUNK_ID: f"{document_id}:{chunk_index}", CHUNK_INDEX: chunk_index, TEXT: text,
+        CHUNK_ID: chunk_ref(document_id, version_id, chunk_index), CHUNK_INDEX: chunk_index, TEXT: text,
         TITLE: title, HEADING_PATH: list(heading_path), PAGE: page, LINE_START: line_start,
         LINE_END: line_end, CHAR_START: char_start, CHAR_END: char_end, KIND: kind,
         SOURCE: source or "", ENTITIES: entities, VISIBILITY: HIDDEN, META: meta,

@@ -49,7 +49,7 @@ def test_answer_has_exactly_the_contract_shape(svc: Service) -> None:
                                               "custom"}
     item = row["content_evidence"]["items"][0]
     assert {"chunk_id", "chunk_index", "text", "page", "literal_spans"} <= set(item)
-    assert item["chunk_id"] == "budget:0" and item["page"] is None
+    assert item["chunk_id"] == "budget:v1:0" and item["page"] is None
     assert [s["text"] for s in item["literal_spans"]] == ["budget", "report"]
     assert row["content_evidence"]["total"] == 1 and not row["content_evidence"]["truncated"]
     meta = body["meta"]

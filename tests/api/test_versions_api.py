@@ -202,3 +202,13 @@ def test_the_migration_dates_the_superseded_versions_of_an_older_registry(
     assert [(r[0], str(r[1])[:19] if r[1] else None, r[2], r[3]) for r in rows] == [
         ("v1", "2026-01-02 10:00:00", "v2", 0), ("v2", None, None, 0)]
     engine.dispose()
+
+
+def test_a_citation_names_its_version(svc: Service) -> None:
+    svc.ingest("policy.txt", V1, document_id="snap")
+    svc.ingest("policy.txt", V2, document_id="snap")
+    r = svc.search(query="travel policy reimbursed", versions="all", alpha=1.0)
+    cited = {(row["document_version"]["version_id"],
+              row["content_evidence"]["items"][0]["chunk_id"])
+             for row in r.json()["results"] if row["document_version"]["document_id"] == "snap"}
+    assert cited == {("v1", "snap:v1:0"), ("v2", "snap:v2:0")}

@@ -51,3 +51,12 @@ def test_metadata_trees_for_filters_keep_booleans_apart_and_tolerate_shape_clash
         Leaf("entities.persons", "string", "Jane")])
     assert meta == {"custom": {"project": "Apollo", "tags": ["a", "b"], "a": {"b": 1}}}
     assert meta_bool == {"quality": {"ocr_used": "false"}}
+
+
+def test_a_chunk_id_names_its_version_in_the_payload_and_in_citations() -> None:
+    from app.search.types import Candidate
+    from app.store.payload import chunk_ref
+
+    assert chunk_ref("snap", "v2", 0) == "snap:v2:0"
+    c = Candidate(point_id="p", document_id="snap", version_id="v2", chunk_index=0, payload={})
+    assert c.chunk_id == chunk_ref("snap", "v2", 0) != chunk_ref("snap", "v1", 0)
