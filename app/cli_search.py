@@ -157,9 +157,14 @@ def print_answer(console: Console, answer: dict[str, Any], *, explain: bool = Fa
             console.print(indented(Text(f"{leaf['key']} = {json.dumps(leaf['value'])} "
                                        f"({leaf['match']})", style="magenta"), 4))
     retrieval = meta["retrieval"]
-    console.print(Text(f"alpha {retrieval['alpha']} · reranked "
-                       f"{'yes' if retrieval['reranked'] else 'no'} · "
+    searched = retrieval.get("lanes")
+    console.print(Text(f"alpha {retrieval['alpha']}"
+                       + (f" · lanes {', '.join(searched)}" if searched else "")
+                       + f" · reranked {'yes' if retrieval['reranked'] else 'no'} · "
                        f"{meta['query_time_ms']:.1f} ms", style="dim"))
+    if retrieval.get("status") == "partial":
+        failed = ", ".join(f"{f['lane']} ({f['code']})" for f in retrieval.get("failures", []))
+        console.print(f"[yellow]partial answer:[/yellow] {escape(failed)} did not answer")
     if meta.get("applied_filters"):
         console.print(Text("filters: " + json.dumps(meta["applied_filters"]), style="dim"))
     if explain:

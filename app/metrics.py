@@ -118,11 +118,21 @@ def install(runtime: Runtime) -> StateCollector:
                  "reranker": runtime.models.reranker.name if runtime.models.reranker
                  else "none"})
     collector = StateCollector(runtime)
+    # one process serves one runtime's gauges: a second app in the process (tests) takes
+    # them over instead of failing on duplicated series
+    for previous in _INSTALLED:
+        remove(previous)
     REGISTRY.register(collector)
+    _INSTALLED.append(collector)
     return collector
 
 
+_INSTALLED: list[StateCollector] = []
+
+
 def remove(collector: StateCollector) -> None:
+    if collector in _INSTALLED:
+        _INSTALLED.remove(collector)
     try:
         REGISTRY.unregister(collector)
     except KeyError:

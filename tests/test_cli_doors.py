@@ -82,12 +82,15 @@ def test_a_search_answer_reads_at_80_columns_with_every_number_whole() -> None:
                               "total": 1, "truncated": False}}],
         "meta": {"query": "budget", "total": 11, "total_is_lower_bound": False, "offset": 9,
                  "limit": 1, "has_more": True, "query_time_ms": 4.2,
-                 "retrieval": {"alpha": 0.5, "reranked": False, "reranked_count": 0},
+                 "retrieval": {"alpha": 0.5, "reranked": False, "reranked_count": 0,
+                               "status": "partial", "lanes": ["sparse", "metadata"],
+                               "failures": [{"lane": "dense", "code": "EMBEDDING_TIMEOUT",
+                                             "message": "results by keywords only"}]},
                  "applied_filters": {"kind": ["pdf"]}, "scope": "both",
                  "timings": {"total": 4.2},
                  "lanes": [{"lane": "sparse", "floor": 1.0, "fetched": 40, "kept": 12,
                             "removed_by_floor": 28, "depth": 40}],
-                 "warnings": ["the BM25 floor (1) removed 28 candidate chunks"]}}
+                 "warnings": ["embedding model did not answer: results by keywords only"]}}
     console = Console(width=WIDTH, record=True, highlight=False)
     print_answer(console, answer, explain=True)
     out = console.export_text()
@@ -103,7 +106,10 @@ def test_a_search_answer_reads_at_80_columns_with_every_number_whole() -> None:
     assert '    custom.project = "Apollo" (exact)' in lines
     assert 'filters: {"kind": ["pdf"]}' in lines
     assert "sparse lane: fetched 40, kept 12 at or over the floor 1" in lines
-    assert "warning: the BM25 floor (1) removed 28 candidate chunks" in lines
+    assert "warning: embedding model did not answer: results by keywords only" in lines
+    assert "partial answer: dense (EMBEDDING_TIMEOUT) did not answer" in lines
+    assert any(line.startswith("alpha 0.5 · lanes sparse, metadata · reranked no")
+               for line in lines)
 
 
 # ---- against a live server -----------------------------------------------------------------

@@ -19,6 +19,7 @@ from app.api.schemas import (
     JobOut,
     LaneDiagnosis,
     LaneExplain,
+    LaneFailureInfo,
     LiteralSpan,
     Meta,
     MetadataEvidence,
@@ -62,7 +63,12 @@ def evidence_result(answer: SearchAnswer, *, explain: bool) -> EvidenceResult:
         query_time_ms=answer.timings["total"],
         retrieval=RetrievalInfo(alpha=answer.alpha, fusion=answer.fusion,  # type: ignore[arg-type]
                                 reranked=answer.reranked,
-                                reranked_count=answer.reranked_count),
+                                reranked_count=answer.reranked_count,
+                                status=answer.status,  # type: ignore[arg-type]
+                                lanes=answer.searched,  # type: ignore[arg-type]
+                                failures=[LaneFailureInfo(lane=f.lane, code=f.code,  # type: ignore[arg-type]
+                                                          message=f.message)
+                                          for f in answer.failures]),
         applied_filters=answer.applied_filters, scope=answer.scope, timings=answer.timings,
         warnings=answer.warnings,
         lanes=[LaneExplain(lane=r.lane, floor=r.floor if math.isfinite(r.floor) else None,

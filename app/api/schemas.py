@@ -327,11 +327,48 @@ class Diagnostic(BaseModel):
     message: str = Field(description="One sentence a person understands")
 
 
+class RetrievalStatus(StrEnum):
+    complete = "complete"
+    partial = "partial"
+
+
+class LaneName(StrEnum):
+    dense = "dense"
+    sparse = "sparse"
+    metadata = "metadata"
+
+
+class FailedStage(StrEnum):
+    dense = "dense"
+    sparse = "sparse"
+    rerank = "rerank"
+
+
+class LaneFailureInfo(BaseModel):
+    lane: FailedStage = Field(
+        description="The lane (or the rerank stage) that was asked for and did not answer")
+    code: str = Field(description="Stable: EMBEDDING_MODEL_UNAVAILABLE, EMBEDDING_TIMEOUT, "
+                      "EMBEDDING_FAILED, RERANKER_UNAVAILABLE, RERANKER_TIMEOUT, "
+                      "RERANKER_FAILED")
+    message: str
+
+
 class RetrievalInfo(BaseModel):
-    alpha: float
+    alpha: float = Field(description="The alpha asked for (or the default); which lanes "
+                         "actually answered is `lanes`")
     fusion: Fusion = Field(Fusion.rank, description="The fusion used (additive)")
     reranked: bool
     reranked_count: int
+    status: RetrievalStatus = Field(
+        RetrievalStatus.complete,
+        description="complete: every lane asked for answered. partial: one did not (see "
+                    "failures) and the answer comes from the others — retry, or tell the "
+                    "reader (additive)")
+    lanes: list[LaneName] = Field(default_factory=list,
+                                  description="The lanes that answered (additive)")
+    failures: list[LaneFailureInfo] = Field(
+        default_factory=list, description="What was asked for and did not answer; empty when "
+                                          "status is complete (additive)")
 
 
 class Meta(BaseModel):

@@ -234,6 +234,9 @@ function renderAnswer(answer, explain) {
   metaBox.append(el("p", { text: `${m.total}${m.total_is_lower_bound ? "+" : ""} document ` +
     `version${m.total === 1 ? "" : "s"}` + (answer.results.length ? `, showing ${first}–${last}` : "") +
     ` · alpha ${m.retrieval.alpha} · ${m.retrieval.fusion || "rank"} fusion` +
+    (m.retrieval.lanes && m.retrieval.lanes.length ? ` · lanes ${m.retrieval.lanes.join(", ")}` : "") +
+    (m.retrieval.status === "partial" ? ` · partial: ${(m.retrieval.failures || [])
+      .map((f) => `${f.lane} (${f.code})`).join(", ")} did not answer` : "") +
     (m.retrieval.reranked ? ` · reranked ${m.retrieval.reranked_count}` : "") +
     ` · ${fmt(m.query_time_ms, 1)} ms` +
     (m.total_is_lower_bound ? " · the total is a lower bound (the candidate ceiling was reached)" : "") }));

@@ -27,6 +27,8 @@ from app.search.types import LaneResult, Trace, VersionHit
 from app.settings import SearchSettings
 from app.store import ChunkFilter, VectorStore
 
+RERANK_CODES = {"rerank_unavailable": "RERANKER_UNAVAILABLE",
+                "rerank_timeout": "RERANKER_TIMEOUT", "rerank_failed": "RERANKER_FAILED"}
 _EMBED_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="query-embed")
 
 
@@ -101,9 +103,10 @@ class SearchEngine:
                          trace: Trace) -> Future[tuple[list[float], float]] | None:
         dense = self.models.dense
         if dense is None:
-            trace.warnings.append("the embedding model is not available "
-                                  f"({self.models.dense_error or 'not installed'}): "
-                                  "results by keywords only")
+            trace.degrade("dense", "EMBEDDING_MODEL_UNAVAILABLE",
+                          "the embedding model is not available "
+                          f"({self.models.dense_error or 'not installed'}): "
+                          "results by keywords only")
             return None
 
         def timed() -> tuple[list[float], float]:
@@ -122,13 +125,14 @@ class SearchEngine:
             trace.timings["embed"] = round(ms, 3)
             return vector
         except FutureTimeout:
-            trace.degradations.append("embed_timeout")
-            trace.warnings.append(f"embedding model did not answer within "
-                                  f"{self.settings.embed_timeout_s:g} s: results by keywords only")
+            trace.degrade("dense", "EMBEDDING_TIMEOUT",
+                          f"embedding model did not answer within "
+                          f"{self.settings.embed_timeout_s:g} s: results by keywords only",
+                          "embed_timeout")
         except Exception as exc:  # noqa: BLE001 - degrade to keywords, say so
-            trace.degradations.append("embed_failed")
-            trace.warnings.append(f"embedding model failed ({type(exc).__name__}): "
-                                  "results by keywords only")
+            trace.degrade("dense", "EMBEDDING_FAILED",
+                          f"embedding model failed ({type(exc).__name__}): "
+                          "results by keywords only", "embed_failed")
         return None
 
     def _floors(self, fusion: str) -> dict[str, float]:
@@ -137,24 +141,18 @@ class SearchEngine:
             return {"dense": float("-inf"), "sparse": float("-inf")}
         return {"dense": self.dense_floor, "sparse": self.sparse_floor}
 
-    def _why_so_few(self, plan: SearchPlan, lanes: list[LaneResult], total: int) -> list[str]:
-        """Honest emptiness, when fewer versions than asked were found: nothing indexed, or
-        nothing passing the filters, or how many candidates each lane's floor removed."""
-        if total >= plan.limit:
+    def _why_empty(self, plan: SearchPlan, total: int) -> list[str]:
+        """Honest emptiness, only where a caller can act on it: nothing indexed, or nothing
+        passing the filters. What the floors removed is explain's (meta.lanes), not a
+        warning: floors removing weak candidates is the search working."""
+        if total:
             return []
         client_only = ChunkFilter(client_id=plan.filter.client_id)
-        if total == 0 and self.store.count(client_only) == 0:
+        if self.store.count(client_only) == 0:
             return ["nothing is indexed yet: this client has no published document version"]
-        if total == 0 and plan.filter != client_only and self.store.count(plan.filter) == 0:
+        if plan.filter != client_only and self.store.count(plan.filter) == 0:
             return ["no published document version matches these filters"]
-        removed = [(lane, lane.fetched - len(lane.hits)) for lane in lanes]
-        if not any(n for _, n in removed):
-            return []
-        parts = [f"the {'BM25' if lane.lane == 'sparse' else 'dense'} floor ({lane.floor:g}) "
-                 f"removed {n} candidate chunk{'s' if n != 1 else ''}"
-                 for lane, n in removed if n]
-        return ["; ".join(parts) + ": a lower floor (EVIDENCE_SEARCH__DENSE_FLOOR / "
-                "__SPARSE_FLOOR) or another alpha would show them"]
+        return []
 
     def _lanes(self, plan: SearchPlan, dense_vector: Callable[[], list[float] | None],
                sparse_vector: SparseVec | None, depth: int, floors: dict[str, float],
@@ -272,9 +270,8 @@ class SearchEngine:
                                    limit=plan.limit, timeout_s=self.settings.rerank_timeout_s)
             fused, reranked, reranked_count = outcome.ranked, outcome.reranked, outcome.count
             if outcome.warning:
-                trace.warnings.append(outcome.warning)
-            if outcome.reason:
-                trace.degradations.append(outcome.reason)
+                trace.degrade("rerank", RERANK_CODES.get(outcome.reason or "", "RERANK_FAILED"),
+                              outcome.warning, outcome.reason)
         clock.lap("rerank")
         versions = group_versions(fused)
         unfiltered_versions = (tuple((v.document_id, v.version_id)
@@ -283,7 +280,12 @@ class SearchEngine:
         clock.lap("group")
         total = len(versions)
         lower_bound = not complete
-        trace.warnings.extend(self._why_so_few(plan, lanes, total))
+        trace.warnings.extend(self._why_empty(plan, total))
+        if lower_bound and depth >= ceiling:  # not merely a full page found early
+            trace.warnings.append(
+                f"the total is a lower bound: a lane reached the candidate ceiling "
+                f"({self.settings.candidate_ceiling} chunks) with more eligible; narrow the "
+                "search with filters to count them all")
         trace.lanes = lanes
         trace.timings = {k: trace.timings.get(k, 0.0) for k in STEPS}
         trace.timings["total"] = round((time.perf_counter() - started) * 1000, 3)

@@ -27,11 +27,12 @@ from app.search.filters import RESERVED, parse_filters
 from app.search.grouping import with_evidence
 from app.search.metadata_lane import MetadataHit, fuse_versions, lookup_terms, rank_versions
 from app.search.pipeline import SearchEngine, SearchPlan
-from app.search.types import LaneResult, VersionHit
+from app.search.types import LaneFailure, LaneResult, VersionHit
 from app.store import ChunkFilter
 from app.store.base import FAR_FUTURE
 
 MAX_WINDOW = 200
+LANE_ORDER = ("dense", "sparse")
 VersionKey = tuple[str, str]
 
 
@@ -84,6 +85,13 @@ class SearchAnswer:
     lanes: list[LaneResult] = field(default_factory=list)  # the content lanes, as last asked
     degradations: list[str] = field(default_factory=list)  # what fell back, by name
     diagnoses: list[Diagnosis] | None = None
+    searched: list[str] = field(default_factory=list)  # the lanes that answered
+    failures: list[LaneFailure] = field(default_factory=list)  # asked for, did not answer
+
+    @property
+    def status(self) -> str:
+        """"complete", or "partial" when a lane (or the rerank) asked for did not answer."""
+        return "partial" if self.failures else "complete"
 
 
 class SearchService:
@@ -115,6 +123,7 @@ class SearchService:
         warnings: list[str] = []
         lane_results: list[LaneResult] = []
         degradations: list[str] = []
+        failures: list[LaneFailure] = []
         outcome = None
         unfiltered_content: Sequence[VersionKey] | None = None
         lower_bound, reranked, reranked_count = False, False, 0
@@ -129,6 +138,7 @@ class SearchService:
             warnings.extend(outcome.trace.warnings)
             lane_results = outcome.trace.lanes
             degradations = outcome.trace.degradations
+            failures = outcome.trace.failures
             unfiltered_content = outcome.unfiltered_versions
         metadata: list[MetadataHit] = []
         unfiltered_metadata: Sequence[VersionKey] | None = None
@@ -184,7 +194,9 @@ class SearchService:
             fusion=fusion,
             reranked=reranked, reranked_count=reranked_count, applied_filters=applied,
             timings=timings, warnings=warnings, lanes=lane_results, degradations=degradations,
-            diagnoses=diagnoses)
+            diagnoses=diagnoses, failures=failures,
+            searched=sorted({lane.lane for lane in lane_results}, key=LANE_ORDER.index)
+            + (["metadata"] if wants_metadata else []))
 
 
 def _in_time(flt: ChunkFilter, query: SearchQuery) -> ChunkFilter:

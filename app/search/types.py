@@ -87,6 +87,16 @@ class VersionHit:
         return self.total > len(self.evidence)
 
 
+@dataclass(frozen=True)
+class LaneFailure:
+    """A lane (or the rerank stage) that was asked for and did not answer: the search went on
+    without it, so the answer is partial."""
+
+    lane: str  # dense | sparse | rerank
+    code: str  # stable: EMBEDDING_TIMEOUT, RERANKER_UNAVAILABLE, …
+    message: str
+
+
 @dataclass
 class Trace:
     """Per-step milliseconds and warnings of one search (mutable: filled as stages run)."""
@@ -95,3 +105,12 @@ class Trace:
     warnings: list[str] = field(default_factory=list)
     lanes: list[LaneResult] = field(default_factory=list)  # the last pass's
     degradations: list[str] = field(default_factory=list)  # names of what fell back (metrics)
+    failures: list[LaneFailure] = field(default_factory=list)  # what was asked and not done
+
+    def degrade(self, lane: str, code: str, message: str, reason: str | None = None) -> None:
+        """Record a lane that did not answer: a failure for the status, a warning for the
+        person reading, and the degradation's name for metrics."""
+        self.failures.append(LaneFailure(lane, code, message))
+        self.warnings.append(message)
+        if reason:
+            self.degradations.append(reason)

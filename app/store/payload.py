@@ -56,7 +56,8 @@ def chunk_payload(*, client_id: str, document_id: str, version_id: str, chunk_in
     """A chunk's payload, written hidden: publication flips ``visibility``."""
     return {
         CLIENT_ID: client_id, DOCUMENT_ID: document_id, VERSION_ID: version_id,
-        CHUNK_ID: chunk_ref(document_id, version_id, chunk_index), CHUNK_INDEX: chunk_index, TEXT: text,
+        CHUNK_ID: chunk_ref(document_id, version_id, chunk_index), CHUNK_INDEX: chunk_index,
+        TEXT: text,
         TITLE: title, HEADING_PATH: list(heading_path), PAGE: page, LINE_START: line_start,
         LINE_END: line_end, CHAR_START: char_start, CHAR_END: char_end, KIND: kind,
         SOURCE: source or "", ENTITIES: entities, VISIBILITY: HIDDEN, META: meta,

@@ -57,7 +57,9 @@ def test_answer_has_exactly_the_contract_shape(svc: Service) -> None:
             "query_time_ms", "retrieval", "applied_filters"} <= set(meta)
     assert meta["query"] == "budget report" and meta["scope"] == "content"
     assert meta["retrieval"] == {"alpha": 0.5, "fusion": "rank", "reranked": False,
-                                 "reranked_count": 0}
+                                 "reranked_count": 0, "status": "complete",
+                                 "lanes": ["dense", "sparse"], "failures": []}
+    assert meta["warnings"] == []  # a complete answer says nothing
     assert set(meta["timings"]) == {"embed", "dense", "sparse", "fuse", "rerank", "group",
                                     "total"}
     assert meta["query_time_ms"] == meta["timings"]["total"]
@@ -215,6 +217,10 @@ def test_rerank_without_a_reranker_says_so(tmp_path: Path) -> None:
         body = svc.search(query="budget", rerank=True).json()
         assert body["meta"]["retrieval"]["reranked"] is False
         assert "no reranker is installed" in body["meta"]["warnings"][0]
+        assert body["meta"]["retrieval"]["status"] == "partial"
+        assert body["meta"]["retrieval"]["failures"] == [
+            {"lane": "rerank", "code": "RERANKER_UNAVAILABLE",
+             "message": "no reranker is installed: results in the fused order"}]
 
 
 @pytest.mark.parametrize("query", [
@@ -246,6 +252,13 @@ def test_slow_embedding_model_degrades_to_keywords_with_a_warning(tmp_path: Path
         assert [r["document_version"]["document_id"] for r in body["results"]] == ["a"]
         assert body["meta"]["warnings"] == [
             "embedding model did not answer within 0.05 s: results by keywords only"]
+        # a program reads the same: partial, the dense lane failed, only BM25 answered
+        retrieval = body["meta"]["retrieval"]
+        assert (retrieval["status"], retrieval["lanes"], retrieval["alpha"]) == (
+            "partial", ["sparse"], 0.5)
+        assert retrieval["failures"] == [{
+            "lane": "dense", "code": "EMBEDDING_TIMEOUT",
+            "message": "embedding model did not answer within 0.05 s: results by keywords only"}]
         r = svc.search(query="PO-2231", alpha=1.0)
         assert r.status_code == 503
         assert r.json()["error"]["code"] == "EMBEDDING_MODEL_UNAVAILABLE"
@@ -258,6 +271,10 @@ def test_no_embedding_model_keyword_search_still_works(tmp_path: Path) -> None:
         hybrid = svc.search(query="PO-2231").json()
         assert hybrid["results"][0]["document_version"]["document_id"] == "a"
         assert "results by keywords only" in hybrid["meta"]["warnings"][0]
+        assert [f["code"] for f in hybrid["meta"]["retrieval"]["failures"]] == [
+            "EMBEDDING_MODEL_UNAVAILABLE"]
+        keywords = svc.search(query="PO-2231", alpha=0.0).json()["meta"]["retrieval"]
+        assert (keywords["status"], keywords["lanes"]) == ("complete", ["sparse"])
         assert svc.search(query="PO-2231", alpha=1).status_code == 503
 
 
@@ -268,15 +285,14 @@ def test_empty_index_warns(tmp_path: Path) -> None:
         assert body["meta"]["warnings"][0].startswith("nothing is indexed yet")
 
 
-def test_floors_that_removed_every_candidate_say_so(tmp_path: Path) -> None:
+def test_what_the_floors_removed_is_explains_not_a_warning(tmp_path: Path) -> None:
     with running_service(tmp_path, fake_models()) as svc:
         svc.ingest("a.txt", "budget report for apollo", document_id="a")
-        # one document: BM25's IDF is ln(1 + 0.5 / 1.5) = 0.29, under the 1.0 floor
+        # one document, the fakes' client-only IDF: ln(1 + 0.5 / 1.5) = 0.29, under the floor
         body = svc.search(query="budget", alpha=0).json()
         assert body["results"] == []
-        assert body["meta"]["warnings"] == [
-            "the BM25 floor (1) removed 1 candidate chunk: a lower floor "
-            "(EVIDENCE_SEARCH__DENSE_FLOOR / __SPARSE_FLOOR) or another alpha would show them"]
+        assert body["meta"]["warnings"] == []  # floors removing weak candidates is no fault
+        assert body["meta"]["retrieval"]["status"] == "complete"
         assert body["meta"]["lanes"] is None  # the counts are explain's
         explained = svc.search(query="budget", alpha=0, explain=True).json()["meta"]["lanes"]
         assert explained == [{"lane": "sparse", "floor": 1.0, "fetched": 1, "kept": 0,
