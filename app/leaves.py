@@ -15,6 +15,9 @@ from typing import Any
 from app.textnorm import WORD, fold
 
 GROUPS = ("source", "document", "location", "classification", "quality", "custom", "entities")
+# The contract's entity groups under ``entities.`` (ingest/entities.py fills them)
+ENTITY_GROUPS = ("persons", "organizations", "dates_times", "locations", "monetary_amounts",
+                 "account_numbers", "transaction_references", "account_types")
 KEY_RE = re.compile(r"^[a-z_]+(\.[A-Za-z0-9_\-]+)+$")
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}"
                       r"([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$")

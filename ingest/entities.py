@@ -12,8 +12,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-GROUPS = ("persons", "organizations", "dates_times", "locations", "monetary_amounts",
-          "account_numbers", "transaction_references", "account_types")
+from app.leaves import ENTITY_GROUPS as GROUPS
 
 LABEL_GROUPS = {
     "PERSON": "persons", "ORG": "organizations", "DATE": "dates_times", "TIME": "dates_times",

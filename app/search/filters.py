@@ -10,11 +10,12 @@ mention the entity. Filters narrow the candidates and never change rank.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from typing import Any
 
 from app.errors import BadRequest
-from app.leaves import GROUPS, KEY_RE, STANDARD_TYPES, Leaf, value_type
+from app.leaves import ENTITY_GROUPS, GROUPS, KEY_RE, STANDARD_TYPES, Leaf, value_type
 from app.limits import check_scalar
 from app.store import ChunkFilter
 from app.store.base import Alternatives
@@ -37,13 +38,24 @@ def _filter_type(value: Any) -> str | None:
     return "string" if kind == "date" else kind
 
 
+def _unknown(key: str, message: str, code: str, known: Any) -> BadRequest:
+    nearest = difflib.get_close_matches(key, list(known), n=3, cutoff=0.6)
+    hint = f"; did you mean {', '.join(nearest)}?" if nearest else ""
+    return BadRequest(f"filter {key!r}: {message}{hint}", code=code,
+                      details={"key": key, "nearest": nearest})
+
+
 def parse_filters(filters: Mapping[str, Any], *, client_id: str,
-                  key_types: Mapping[str, set[str]] | None = None
+                  key_types: Mapping[str, set[str]] | None = None,
+                  catalog_complete: bool = False
                   ) -> tuple[ChunkFilter, dict[str, list[Scalar]]]:
     """(the engine filter, the filters echoed normalised: every value a list).
 
     ``key_types`` are the types discovery has seen per key; with them a value of a type the
-    key never holds is a 422 (without them, only the service's own keys are checked).
+    key never holds is a 422 (without them, only the service's own keys are checked). With
+    ``catalog_complete`` (discovery has indexed every published version) a key the client has
+    never had is a 422 naming the nearest known keys, not a silent empty answer. An entity
+    group outside the contract's eight is always a 422.
     """
     applied: dict[str, list[Scalar]] = {}
     reserved: dict[str, tuple[str, ...]] = {}
@@ -67,12 +79,20 @@ def parse_filters(filters: Mapping[str, Any], *, client_id: str,
             reserved[key] = tuple(sorted(set(values)))
             applied[key] = list(reserved[key])
             continue
-        if not KEY_RE.match(key):
+        if not KEY_RE.fullmatch(key):  # fullmatch: "$" alone lets a trailing newline in
             raise _bad(key, "is not a key: use a reserved key (" + ", ".join(RESERVED)
                        + ") or a dotted metadata key such as custom.project")
-        group = key.split(".", 1)[0]
+        group, _, rest = key.partition(".")
         if group not in GROUPS:
             raise _bad(key, f"unknown group {group!r}; groups are {', '.join(GROUPS)}")
+        if group == "entities" and rest not in ENTITY_GROUPS:
+            raise _unknown(key, f"no entity group {rest!r}; the groups are "
+                           + ", ".join(ENTITY_GROUPS), "UNKNOWN_ENTITY_GROUP",
+                           [f"entities.{g}" for g in ENTITY_GROUPS])
+        if (catalog_complete and group != "entities" and key not in STANDARD_TYPES
+                and key not in (key_types or {})):
+            raise _unknown(key, "no document version of this client has this metadata key",
+                           "UNKNOWN_FILTER_KEY", [*STANDARD_TYPES, *(key_types or {})])
         types = {_filter_type(v) for v in values}
         if None in types:
             raise _bad(key, "values must be strings, numbers or booleans")

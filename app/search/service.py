@@ -110,10 +110,15 @@ class SearchService:
         if wants_metadata:
             _require_ready(session, client_id, query.scope)
         key_types: dict[str, set[str]] = {}
+        complete = False
         if any(k not in RESERVED for k in query.filters):  # only metadata filters need types
             for key, kind, _count in discovery.key_catalog(session, client_id=client_id):
                 key_types.setdefault(key, set()).add(kind)
-        flt, applied = parse_filters(query.filters, client_id=client_id, key_types=key_types)
+            # superseded versions' leaves are dropped: only current searches know every key
+            complete = (query.versions == "current" and query.as_of is None
+                        and discovery.readiness(session, client_id=client_id).state == "ready")
+        flt, applied = parse_filters(query.filters, client_id=client_id, key_types=key_types,
+                                     catalog_complete=complete)
         flt = _in_time(flt, query)
         alpha = self.default_alpha if query.alpha is None else query.alpha
         fusion = query.fusion or self.engine.settings.fusion

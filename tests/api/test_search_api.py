@@ -108,6 +108,8 @@ def test_openapi_schema_of_search_names_every_contract_field(svc: Service) -> No
     ({"query": "x", "filters": {"custom.project": []}}, 422, "INVALID_FILTER"),
     ({"query": "x", "filters": {"kind": "exe"}}, 422, "INVALID_FILTER"),
     ({"query": "x", "filters": {"document_id": 12}}, 422, "INVALID_FILTER"),
+    ({"query": "x", "filters": {"entities.colors": "red"}}, 422, "UNKNOWN_ENTITY_GROUP"),
+    ({"query": "x", "filters": {"custom.abc\n": 1}}, 422, "INVALID_FILTER"),
     ({"query": "x", "alpha": True}, 422, "INVALID_ALPHA"),        # strict: never 1.0
     ({"query": "x", "alpha": "0.5"}, 422, "INVALID_ALPHA"),       # strict: never 0.5
     ({"query": "x", "rerank": "yes"}, 422, "INVALID_REQUEST"),
@@ -121,6 +123,28 @@ def test_every_bad_request_gets_its_code(svc: Service, body: dict, status: int,
     assert r.status_code == status, r.text
     error = r.json()["error"]
     assert error["code"] == code and error["message"]
+
+
+def test_a_typo_gets_the_nearest_keys_once_the_catalog_is_complete(svc: Service) -> None:
+    r = svc.search(query="x", filters={"entities.acount_numbers": "ACCT-1"})
+    assert r.status_code == 422
+    error = r.json()["error"]
+    assert error["code"] == "UNKNOWN_ENTITY_GROUP"
+    assert error["details"]["nearest"][0] == "entities.account_numbers"
+    # discovery off: the client's keys are not all known, so an unseen key cannot be refused
+    assert svc.search(query="x", filters={"custom.projct": "Apollo"}).status_code == 200
+    r = svc.http.post("/clients/me/metadata/discovery", json={"enabled": True},
+                      headers=svc.auth())
+    assert r.status_code == 200
+    svc.worker.drain()
+    r = svc.search(query="x", filters={"custom.projct": "Apollo"})
+    assert r.status_code == 422, r.text
+    error = r.json()["error"]
+    assert error["code"] == "UNKNOWN_FILTER_KEY"
+    assert error["details"]["nearest"][0] == "custom.project"
+    assert "did you mean custom.project" in error["message"]
+    assert svc.search(query="x", filters={"custom.project": "Apollo"}).status_code == 200
+    assert svc.search(query="x", filters={"document.page_count": 3}).status_code == 200
 
 
 def test_window_of_exactly_200_is_allowed(svc: Service) -> None:
