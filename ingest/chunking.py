@@ -26,7 +26,9 @@ SECTION_SEPARATOR = "\n\n"
 # Sections are split in windows of at most this many characters before the SentenceSplitter
 # sees them: its sentence tokenizer (NLTK punkt) runs regexes over the whole text it is given,
 # under a 5 s limit, and a 49 MB paragraph exceeded it after minutes (and ~8 GB). Windows keep
-# time linear and memory bounded; a window ends at a paragraph, line or word break.
+# time linear and memory bounded; a window ends at a paragraph, line or word break. Windows
+# overlap: a window's last chunk is dropped and the next window starts where it started, so
+# no runt is cut at a window's edge and every boundary keeps the splitter's overlap.
 WINDOW_CHARS = 32_000
 
 
@@ -48,23 +50,28 @@ class Chunk:
     heading_path: tuple[str, ...]
 
 
+def window_end(text: str, start: int, size: int = WINDOW_CHARS) -> int:
+    """Where a window of at most ``size`` characters from ``start`` ends: after the last
+    paragraph break, else line break, else space in its second half (a hard cut if none)."""
+    if len(text) - start <= size:
+        return len(text)
+    limit = start + size
+    for sep in ("\n\n", "\n", " "):
+        cut = text.rfind(sep, start + size // 2, limit)
+        if cut > 0:
+            return cut + len(sep)
+    return limit
+
+
 def windows(text: str, size: int = WINDOW_CHARS) -> list[tuple[int, int]]:
-    """(start, end) spans of at most ``size`` characters covering ``text``, each ending at the
-    last paragraph break, else line break, else space inside the window (a hard cut if none)."""
+    """(start, end) spans of at most ``size`` characters tiling ``text`` (window_end's cuts)."""
     spans, start = [], 0
-    while len(text) - start > size:
-        limit = start + size
-        cut = -1
-        for sep in ("\n\n", "\n", " "):
-            cut = text.rfind(sep, start + size // 2, limit)
-            if cut > 0:
-                cut += len(sep)
-                break
-        end = cut if cut > 0 else limit
+    while True:
+        end = window_end(text, start, size)
         spans.append((start, end))
+        if end >= len(text):
+            return spans
         start = end
-    spans.append((start, len(text)))
-    return spans
 
 
 class Chunker:
@@ -74,14 +81,32 @@ class Chunker:
                                           tokenizer=count_tokens)
         self.max_chunks = max_chunks
 
-    def _split(self, section: str, prefix: str) -> Iterator[tuple[int, str]]:
-        """(offset of the window in the section, piece), window by window, lazily: the chunk
-        limit stops a huge document before the rest of it is split."""
-        for start, end in windows(section):
+    def _split(self, section: str, prefix: str,
+               size: int = WINDOW_CHARS) -> Iterator[tuple[int, str]]:
+        """(offset of the piece in the section, piece), window by window, lazily: the chunk
+        limit stops a huge document before the rest of it is split. A window's last piece
+        (cut short by the window's edge) is not kept: the next window starts at its start, so
+        it is cut again with the text that follows, overlapping the piece before it."""
+        start = 0
+        while start < len(section):
+            end = window_end(section, start, size)
             window = section[start:end]
             pieces = (self._splitter.split_text_metadata_aware(window, prefix) if prefix
                       else self._splitter.split_text(window))
-            yield from ((start, piece) for piece in pieces)
+            located, cursor = [], 0
+            for piece in pieces:
+                at = window.find(piece, cursor)
+                if at < 0:  # the splitter normalised whitespace: fall back to the cursor
+                    at = cursor
+                located.append((start + at, piece))
+                cursor = at + 1
+            last = located[-1][0] if located else start
+            if end >= len(section) or len(located) < 2 or last <= start:
+                yield from located
+                start = end
+                continue
+            yield from located[:-1]
+            start = last
 
     def chunk(self, extracted: ExtractedText, filename: str = "the document") -> list[Chunk]:
         """The chunks, in order; TooManyChunks as soon as there are more than ``max_chunks``."""
@@ -95,14 +120,8 @@ class Chunker:
             section, spans = _join(blocks)
             starts, ends = [s for s, _ in spans], [e for _, e in spans]
             prefix = passage_prefix(extracted.title, headings)
-            cursor = 0
-            for window_start, piece in self._split(section, prefix):
-                cursor = max(cursor, window_start)
-                start = section.find(piece, cursor)
-                if start < 0:  # the splitter normalised whitespace: fall back to the cursor
-                    start = cursor
+            for start, piece in self._split(section, prefix):
                 end = start + len(piece)
-                cursor = start + 1
                 # the blocks overlapping [start, end): found by bisection, not by a scan of
                 # every block per chunk (quadratic on a long section of many paragraphs)
                 first, last = bisect_right(ends, start), bisect_left(starts, end)

@@ -97,3 +97,26 @@ def test_a_document_past_the_chunk_limit_stops_early_with_a_reason() -> None:
         assert "EVIDENCE_INGEST__MAX_CHUNKS" in err.message
     else:
         raise AssertionError("no limit")
+
+
+def test_windows_overlap_so_a_long_section_chunks_as_if_it_were_split_whole() -> None:
+    """A 111,000-character paragraph spans four 32,000-character windows; its chunks are the
+    SentenceSplitter's on the whole text: no runt at a window's edge, every boundary with the
+    splitter's overlap."""
+    import random
+
+    from ingest.chunking import WINDOW_CHARS
+
+    rng = random.Random(3)
+    text = " ".join(" ".join(f"w{rng.randint(0, 9999)}" for _ in range(rng.randint(5, 20)))
+                    + "." for _ in range(1500))
+    assert len(text) > 3 * WINDOW_CHARS
+    chunker = Chunker(whitespace_tokens, chunk_size=512, chunk_overlap=50)
+    chunks = chunker.chunk(ExtractedText(title=None, blocks=[Block(text, heading_path=())]))
+    whole = [piece for _, piece in chunker._split(text, "", size=10 * len(text))]
+    assert [c.text for c in chunks] == whole
+    assert all(len(whitespace_tokens(c.text)) > 480 for c in chunks[:-1])  # no runt
+    for before, after in zip(chunks, chunks[1:]):
+        overlap = text[after.char_start:before.char_end]
+        assert 0 < len(whitespace_tokens(overlap)) <= 50
+        assert text[after.char_start:after.char_end] == after.text
