@@ -12,7 +12,6 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from app.leaves import ENTITY_GROUPS as GROUPS
 
 LABEL_GROUPS = {
     "PERSON": "persons", "ORG": "organizations", "DATE": "dates_times", "TIME": "dates_times",
