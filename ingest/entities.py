@@ -12,7 +12,6 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-
 LABEL_GROUPS = {
     "PERSON": "persons", "ORG": "organizations", "DATE": "dates_times", "TIME": "dates_times",
     "GPE": "locations", "LOC": "locations", "FAC": "locations", "MONEY": "monetary_amounts",
