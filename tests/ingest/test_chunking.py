@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from app.store.payload import passage_prefix, passage_text
 from ingest.chunking import SECTION_SEPARATOR, Chunker
 from ingest.extract.types import Block, ExtractedText
@@ -116,7 +118,7 @@ def test_windows_overlap_so_a_long_section_chunks_as_if_it_were_split_whole() ->
     whole = [piece for _, piece in chunker._split(text, "", size=10 * len(text))]
     assert [c.text for c in chunks] == whole
     assert all(len(whitespace_tokens(c.text)) > 480 for c in chunks[:-1])  # no runt
-    for before, after in zip(chunks, chunks[1:]):
+    for before, after in itertools.pairwise(chunks):
         overlap = text[after.char_start:before.char_end]
         assert 0 < len(whitespace_tokens(overlap)) <= 50
         assert text[after.char_start:after.char_end] == after.text
