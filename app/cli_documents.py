@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console
+from rich.table import Table
 from rich.text import Text
 from sqlalchemy.orm import Session
 
@@ -108,22 +109,38 @@ def print_documents(console: Console, listing: dict[str, Any]) -> None:
             console.print(indented(Text(f"failed: {doc['error']}", style="red"), 4))
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def _fields(rows: list[tuple[Any, Any]], label_width: int = 8) -> Table:
+    """Label and value columns: a long value wraps under itself, not under the label."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True, min_width=label_width)
+    grid.add_column(overflow="fold")
+    for label, value in rows:
+        grid.add_row(label, value)
+    return grid
+
+
 def print_document(console: Console, doc: dict[str, Any]) -> None:
     console.print(Text(doc["document_id"], style="bold cyan"))
-    for label, value in (("title", doc["title"]), ("file", doc["filename"]),
-                         ("kind", doc["kind"]), ("source", doc["source"]),
-                         ("path", doc["path"]), ("current", doc["current_version_id"]),
-                         ("created", doc["created_at"]), ("updated", doc["updated_at"])):
-        if value:
-            console.print(Text(f"  {label:8} {value}"))
-    for v in doc.get("versions") or []:
-        line = Text(f"  {v['version_id']:>4} ")
-        line.append_text(_state(v["state"]))
-        line.append(f"  {v['filename']} · {v['size_bytes']:,} bytes · {v['chunk_count']} "
-                    f"chunks · {v['created_at'][:16]}", style="dim")
-        console.print(line)
+    console.print(indented(_fields([
+        (Text(label), Text(str(value))) for label, value in (
+            ("title", doc["title"]), ("file", doc["filename"]), ("kind", doc["kind"]),
+            ("source", doc["source"]), ("path", doc["path"]),
+            ("current", doc["current_version_id"]), ("created", doc["created_at"]),
+            ("updated", doc["updated_at"])) if value]), 2))
+    versions = doc.get("versions") or []
+    if versions:
+        console.print(indented(_fields([
+            (Text(f"{v['version_id']:>4} ") + _state(v["state"]),
+             Text(f"{v['filename']} · {_plural(v['size_bytes'], 'byte')} · "
+                  f"{_plural(v['chunk_count'], 'chunk')} · {v['created_at'][:16]}"
+                  + (f"\nfailed: {v['error']}" if v.get("error") else ""), style="dim"))
+            for v in versions]), 2))
     if doc.get("error"):
-        console.print(Text(f"  latest version failed: {doc['error']}", style="red"))
+        console.print(indented(Text(f"latest version failed: {doc['error']}", style="red"), 2))
 
 
 def print_job(console: Console, job: dict[str, Any]) -> None:
@@ -134,6 +151,10 @@ def print_job(console: Console, job: dict[str, Any]) -> None:
     console.print(Text(f"  {job['document_id']} {job['version_id']} · attempt "
                        f"{job['attempts']}/{job['max_attempts']} · "
                        f"{job['progress']:.0%} done"))
+    if job.get("stage"):
+        stage = job["stage"]
+        console.print(Text(f"  {stage['name']} {stage['done']:,}/{stage['total']:,} "
+                           f"{stage['unit']}"))
     for label in ("created_at", "started_at", "finished_at"):
         if job.get(label):
             console.print(Text(f"  {label.removesuffix('_at'):8} {job[label]}", style="dim"))

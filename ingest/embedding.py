@@ -7,7 +7,7 @@ helper thread while the dense model embeds the same batch.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -15,6 +15,10 @@ import numpy as np
 
 from app.models.encoders import DenseEncoder, SparseEncoder, SparseVec
 from ingest.entities import Entities, EntityExtractor
+
+# Texts the dense model embeds between two progress reports: at batch size 1 (the default,
+# docs/BENCHMARKS.md) slicing costs nothing, and ~1 s of work on 2 cores between reports.
+REPORT_EVERY = 8
 
 
 @dataclass(frozen=True)
@@ -38,11 +42,21 @@ class BatchEmbedder:
         entities = self._entities.extract(raw) if self._entities else [{} for _ in raw]
         return sparse, entities, time.perf_counter() - t0
 
-    def embed(self, texts: Sequence[str], raw_texts: Sequence[str]) -> EmbeddedBatch:
-        """``texts`` (title + headings + chunk) feed the vectors; entities come from the chunk."""
+    def embed(self, texts: Sequence[str], raw_texts: Sequence[str],
+              on_progress: Callable[[int], None] | None = None) -> EmbeddedBatch:
+        """``texts`` (title + headings + chunk) feed the vectors; entities come from the chunk.
+        The dense model embeds ``REPORT_EVERY`` texts at a time, saying how many are done."""
         t0 = time.perf_counter()
         side = self._pool.submit(self._side, texts, raw_texts)
-        dense = self._dense.embed_documents(texts) if self._dense is not None else None
+        dense = None
+        if self._dense is not None:
+            parts = []
+            for start in range(0, len(texts), REPORT_EVERY):
+                parts.append(self._dense.embed_documents(texts[start:start + REPORT_EVERY]))
+                if on_progress is not None:
+                    on_progress(min(start + REPORT_EVERY, len(texts)))
+            dense = (np.concatenate(parts) if parts
+                     else self._dense.embed_documents(texts))
         embed_s = time.perf_counter() - t0  # the dense model's wall time (BM25 runs beside it)
         sparse, entities, entities_s = side.result()
         return EmbeddedBatch(dense=dense, sparse=sparse, entities=entities,

@@ -57,9 +57,10 @@ class JobYielded(Exception):  # noqa: N818 - a control-flow signal, not an error
 class JobControl(Protocol):
     """What the worker lends a running job: its heartbeat and its turn."""
 
-    def beat(self, progress: float, checkpoint: Callable[[], dict] | None = None) -> bool:
-        """Renew the lease (and save the checkpoint it builds) when due; False if the job
-        is lost."""
+    def beat(self, progress: float, checkpoint: Callable[[], dict] | None = None,
+             stage: dict | None = None) -> bool:
+        """Renew the lease and record progress and stage (and save the checkpoint it builds)
+        when due; False if the job is lost."""
 
     def should_yield(self) -> bool:
         """Whether the slice is over and another client's job waits."""
@@ -125,8 +126,9 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> in
     embed + entities (the processor) → payloads → write hidden → checkpoint → publish."""
     loaded = load(deps, job)
 
-    def still_ours(progress: float, checkpoint: Callable[[], dict] | None = None) -> None:
-        if control.beat(progress, checkpoint):
+    def still_ours(progress: float, checkpoint: Callable[[], dict] | None = None,
+                   stage: dict | None = None) -> None:
+        if control.beat(progress, checkpoint, stage):
             return
         with transaction(deps.sessions) as s:
             gone = s.get(IngestionJob, job.job_id) is None
@@ -134,7 +136,11 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> in
             forget_points(deps, loaded)
         raise JobLost(job.job_id)
 
-    prepared = deps.processor.prepare(loaded.kind, loaded.content, loaded.filename)
+    def pages_read(done: int, total: int) -> None:  # live while extracting (0 → 0.1)
+        still_ours(0.1 * done / max(total, 1), stage=_stage("extracting", "pages", done, total))
+
+    prepared = deps.processor.prepare(loaded.kind, loaded.content, loaded.filename,
+                                      on_progress=pages_read)
     chunks = prepared.chunks
     seconds = dict(prepared.seconds)  # per stage, for the metrics once published
     still_ours(0.1)
@@ -149,11 +155,16 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> in
         forget_points(deps, loaded)
         done = Progress()
     batch_size = deps.write_batch
+    def embedded_so_far(n: int) -> None:  # live while embedding (0.1 → 0.95)
+        still_ours(0.1 + 0.85 * n / len(chunks), stage=_stage("embedding", "chunks", n,
+                                                               len(chunks)))
+
     for start in range(done.next_chunk, len(chunks), batch_size):
         batch = chunks[start:start + batch_size]
         embedded = deps.processor.embed(
             [passage_text(title, c.heading_path, c.text) for c in batch],
-            [c.text for c in batch])
+            [c.text for c in batch],
+            on_progress=lambda n, start=start: embedded_so_far(start + n))
         for stage, s in embedded.seconds.items():
             seconds[stage] = seconds.get(stage, 0.0) + s
         t0 = time.perf_counter()
@@ -163,7 +174,8 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> in
         done.next_chunk = start + len(batch)
         done.add(embedded.entities, embedded.sparse)
         progress = 0.1 + 0.85 * done.next_chunk / len(chunks)
-        still_ours(progress, lambda: done.checkpoint(len(chunks)))  # built only when saved
+        still_ours(progress, lambda: done.checkpoint(len(chunks)),  # built only when saved
+                   _stage("embedding", "chunks", done.next_chunk, len(chunks)))
         if done.next_chunk < len(chunks) and control.should_yield():
             raise JobYielded(progress, done.checkpoint(len(chunks)))
     t0 = time.perf_counter()
@@ -172,6 +184,11 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> in
     metrics.observe_stages(seconds)  # a resumed job reports the part done in this attempt
     log.info("published %s/%s: %d chunks", loaded.document_id, loaded.version_id, len(chunks))
     return len(chunks)
+
+
+def _stage(name: str, unit: str, done: int, total: int) -> dict:
+    """What a running job is doing, for GET /jobs (registry ``stage``)."""
+    return {"name": name, "unit": unit, "done": done, "total": total}
 
 
 def sync_timelines(deps: IngestDeps, batch: int = 500) -> int:

@@ -17,8 +17,9 @@ import multiprocessing
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,10 +45,17 @@ class Prepared:
     seconds: dict[str, float] = field(default_factory=dict, compare=False)  # metrics
 
 
-class Processor(Protocol):
-    def prepare(self, kind: str, content: bytes, filename: str) -> Prepared: ...
+# A long step's progress: (done, total) pages while extracting; (done,) chunks while embedding
+OnPages = Callable[[int, int], None]
+OnChunks = Callable[[int], None]
 
-    def embed(self, texts: Sequence[str], raw_texts: Sequence[str]) -> EmbeddedBatch: ...
+
+class Processor(Protocol):
+    def prepare(self, kind: str, content: bytes, filename: str,
+                on_progress: OnPages | None = None) -> Prepared: ...
+
+    def embed(self, texts: Sequence[str], raw_texts: Sequence[str],
+              on_progress: OnChunks | None = None) -> EmbeddedBatch: ...
 
     def close(self) -> None: ...
 
@@ -58,9 +66,10 @@ class InProcess:
     def __init__(self, chunker: Chunker, embedder: BatchEmbedder) -> None:
         self.chunker, self.embedder = chunker, embedder
 
-    def prepare(self, kind: str, content: bytes, filename: str) -> Prepared:
+    def prepare(self, kind: str, content: bytes, filename: str,
+                on_progress: OnPages | None = None) -> Prepared:
         t0 = time.perf_counter()
-        extracted = extract(kind, content, filename)
+        extracted = extract(kind, content, filename, on_page=on_progress)
         t1 = time.perf_counter()
         chunks = self.chunker.chunk(extracted, filename)
         return Prepared(chunks=chunks, title=extracted.title, page_count=extracted.page_count,
@@ -68,8 +77,9 @@ class InProcess:
                         warnings=list(extracted.warnings), extra=dict(extracted.extra),
                         seconds={"extract": t1 - t0, "chunk": time.perf_counter() - t1})
 
-    def embed(self, texts: Sequence[str], raw_texts: Sequence[str]) -> EmbeddedBatch:
-        return self.embedder.embed(texts, raw_texts)
+    def embed(self, texts: Sequence[str], raw_texts: Sequence[str],
+              on_progress: OnChunks | None = None) -> EmbeddedBatch:
+        return self.embedder.embed(texts, raw_texts, on_progress)
 
     def close(self) -> None:
         self.embedder.close()
@@ -89,10 +99,20 @@ class ChildSpec:
     niceness: int = 10
 
 
-_CHILD: dict[str, InProcess] = {}
+_CHILD: dict[str, Any] = {}
+# The child's progress, shared with the parent: [done, total, calls reported]. Written by the
+# child only; the parent reads it while it waits (a torn read shows one report late at worst).
+PROGRESS_SLOTS = 3
+POLL_S = 0.5
 
 
-def _start_child(spec: ChildSpec) -> None:
+def _report(done: int, total: int = 0) -> None:
+    shared = _CHILD["progress"]
+    shared[0], shared[1] = done, total
+    shared[2] += 1
+
+
+def _start_child(spec: ChildSpec, progress: Any = None) -> None:
     """The child's initializer: lower priority than the API, then the models, once."""
     from app.models.loading import load_models
     from ingest.entities import EntityExtractor
@@ -106,14 +126,17 @@ def _start_child(spec: ChildSpec) -> None:
     entities = (EntityExtractor(models.spacy_path)
                 if spec.entities and models.spacy_path is not None else None)
     _CHILD["work"] = InProcess(chunker, BatchEmbedder(models.dense, models.sparse, entities))
+    _CHILD["progress"] = progress
 
 
 def _prepare(kind: str, content: bytes, filename: str) -> Prepared:
-    return _CHILD["work"].prepare(kind, content, filename)
+    return _CHILD["work"].prepare(kind, content, filename,
+                                  on_progress=_report if _CHILD["progress"] else None)
 
 
 def _embed(texts: Sequence[str], raw_texts: Sequence[str]) -> EmbeddedBatch:
-    return _CHILD["work"].embed(texts, raw_texts)
+    return _CHILD["work"].embed(texts, raw_texts,
+                                on_progress=_report if _CHILD["progress"] else None)
 
 
 class ChildProcess:
@@ -123,16 +146,29 @@ class ChildProcess:
         self.spec = spec
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
+        context = multiprocessing.get_context("spawn")
+        self._context = context
+        self._progress = context.Array("q", PROGRESS_SLOTS, lock=False)
 
-    def _call(self, fn: Any, *args: Any) -> Any:
+    def _call(self, fn: Any, *args: Any, on_progress: Callable[..., None] | None = None) -> Any:
+        """Run ``fn`` in the child; while it runs, pass on what the child reports."""
         with self._lock:
             if self._pool is None:
                 self._pool = ProcessPoolExecutor(
-                    max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_start_child, initargs=(self.spec,))
+                    max_workers=1, mp_context=self._context,
+                    initializer=_start_child, initargs=(self.spec, self._progress))
             pool = self._pool
         try:
-            return pool.submit(fn, *args).result()
+            future = pool.submit(fn, *args)
+            seen = self._progress[2]
+            while True:
+                try:
+                    return future.result(timeout=POLL_S if on_progress else None)
+                except FutureTimeout:
+                    done, total, calls = self._progress[0], self._progress[1], self._progress[2]
+                    if calls != seen and on_progress is not None:
+                        seen = calls
+                        on_progress(*((done, total) if total else (done,)))
         except BrokenProcessPool:
             log.error("the ingestion child process died; a new one starts for the next call")
             with self._lock:
@@ -141,11 +177,13 @@ class ChildProcess:
             pool.shutdown(wait=False, cancel_futures=True)
             raise
 
-    def prepare(self, kind: str, content: bytes, filename: str) -> Prepared:
-        return self._call(_prepare, kind, content, filename)
+    def prepare(self, kind: str, content: bytes, filename: str,
+                on_progress: OnPages | None = None) -> Prepared:
+        return self._call(_prepare, kind, content, filename, on_progress=on_progress)
 
-    def embed(self, texts: Sequence[str], raw_texts: Sequence[str]) -> EmbeddedBatch:
-        return self._call(_embed, list(texts), list(raw_texts))
+    def embed(self, texts: Sequence[str], raw_texts: Sequence[str],
+              on_progress: OnChunks | None = None) -> EmbeddedBatch:
+        return self._call(_embed, list(texts), list(raw_texts), on_progress=on_progress)
 
     def close(self) -> None:
         with self._lock:

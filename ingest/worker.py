@@ -143,18 +143,27 @@ class _Control:
         settings = worker.settings
         self.every_s = min(settings.heartbeat_s, settings.lease_s / 3)
         self.renewed_at = self.started_at = time.monotonic()  # the claim set the lease
+        self.saved_at = self.started_at
         self.asked_at = float("-inf")
 
-    def beat(self, progress: float, checkpoint: Callable[[], dict] | None = None) -> bool:
-        """Renew the lease (saving the checkpoint) when due; between renewals the lease is
-        known to hold, so a crash redoes at most ``heartbeat_s`` of work."""
-        if time.monotonic() - self.renewed_at < self.every_s:
+    def beat(self, progress: float, checkpoint: Callable[[], dict] | None = None,
+             stage: dict | None = None) -> bool:
+        """Renew the lease (saving the checkpoint, recording progress and stage) when due;
+        between renewals the lease is known to hold, so a crash redoes at most
+        ``heartbeat_s`` of work. Progress-only beats (no checkpoint: mid-batch, mid-
+        extraction) never take a due checkpoint's turn."""
+        now = time.monotonic()
+        save = checkpoint is not None and now - self.saved_at >= self.every_s
+        if now - self.renewed_at < self.every_s and not save:
             return True
         with transaction(self.worker.deps.sessions) as s:
             ours = jobs.heartbeat(s, job_id=self.job.job_id, worker_id=self.worker.worker_id,
                                   lease_s=self.worker.settings.lease_s, progress=progress,
-                                  checkpoint=checkpoint() if checkpoint else None)
+                                  checkpoint=checkpoint() if save and checkpoint else None,
+                                  stage=stage)
         self.renewed_at = time.monotonic()
+        if save:
+            self.saved_at = self.renewed_at
         metrics.heartbeat(self.worker.worker_id)
         return ours
 

@@ -174,7 +174,7 @@ def test_search_documents_and_jobs_through_a_server_at_80_columns(
     code, out = _run(narrow, server, "documents", "show", "handbook.md")
     assert code == 0, out
     _lines_fit(out)
-    assert "  title    Handbook" in out and "    v1 published  handbook.md · " in out
+    assert "  title    Handbook" in out and "    v1 published handbook.md · " in out
     code, out = _run(narrow, server, "documents", "show", "nope")
     assert code == 1 and out.startswith("error: DOCUMENT_NOT_FOUND: no document 'nope'"), out
 

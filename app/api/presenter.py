@@ -17,6 +17,7 @@ from app.api.schemas import (
     DocumentVersionRef,
     EvidenceResult,
     JobOut,
+    JobStage,
     LaneDiagnosis,
     LaneExplain,
     LaneFailureInfo,
@@ -148,6 +149,8 @@ def document_out(summary: DocumentSummary,
 def job_out(job: IngestionJob, document_id: str, version_id: str) -> JobOut:
     return JobOut(job_id=job.id, status=job.status, attempts=job.attempts,
                   max_attempts=job.max_attempts, progress=job.progress, error=job.error,
+                  stage=JobStage(**job.stage) if job.stage and job.status == "running"
+                  else None,
                   document_id=document_id, version_id=version_id,
                   created_at=job.created_at, started_at=job.started_at,
                   finished_at=job.finished_at)

@@ -477,12 +477,24 @@ class DocumentList(BaseModel):
     limit: int
 
 
+class JobStage(BaseModel):
+    name: Literal["extracting", "embedding"] = Field(
+        description="extracting: reading the file (PDF pages as they are read); embedding: "
+                    "vectors and entities for the chunks")
+    unit: Literal["pages", "chunks"]
+    done: int
+    total: int
+
+
 class JobOut(BaseModel):
     job_id: str
     status: JobStatus
     attempts: int
     max_attempts: int
-    progress: float
+    progress: float = Field(description="0 to 1: extraction up to 0.1, embedding to 0.95, "
+                            "then publication; recorded every few seconds while it runs")
+    stage: JobStage | None = Field(None, description="While running: what the job is doing, "
+                                   "in pages or chunks (additive)")
     error: str | None
     document_id: str
     version_id: str

@@ -94,13 +94,16 @@ def _stopped(attempts: int, max_attempts: int, how: str) -> str:
 
 
 def heartbeat(session: Session, *, job_id: str, worker_id: str, lease_s: float,
-              progress: float, checkpoint: dict | None = None) -> bool:
-    """Extend the lease, record progress (and where to resume); False when this worker no
-    longer owns the job."""
+              progress: float, checkpoint: dict | None = None,
+              stage: dict | None = None) -> bool:
+    """Extend the lease, record progress and stage (and where to resume); False when this
+    worker no longer owns the job."""
     values: dict = {"lease_expires_at": utcnow() + timedelta(seconds=lease_s),
                     "progress": progress}
     if checkpoint is not None:
         values["checkpoint"] = checkpoint
+    if stage is not None:
+        values["stage"] = stage
     return session.execute(update(IngestionJob).where(_owned(job_id, worker_id))
                            .values(**values)).rowcount == 1
 
@@ -126,7 +129,7 @@ def succeed_if_owned(session: Session, *, job_id: str, worker_id: str) -> bool:
     deleted. Run inside the publishing transaction, so publication and success commit as one."""
     return session.execute(update(IngestionJob).where(_owned(job_id, worker_id)).values(
         status="succeeded", progress=1.0, finished_at=utcnow(), lease_expires_at=None,
-        error=None, checkpoint=None)).rowcount == 1
+        error=None, checkpoint=None, stage=None)).rowcount == 1
 
 
 def fail(session: Session, *, job_id: str, reason: str) -> None:

@@ -157,6 +157,9 @@ class IngestionJob(Base):
     # Where a long job stopped (chunks written, their term counts and entities): the next
     # claim resumes there instead of from the start (ingest/pipeline.py).
     checkpoint: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    # What it is doing, as the heartbeat last said: {"name": "extracting" | "embedding",
+    # "unit": "pages" | "chunks", "done": n, "total": n}
+    stage: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
 
 
 class MetadataDiscovery(Base):

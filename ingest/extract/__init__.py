@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from app.errors import ExtractionError
 from ingest.extract.types import Block, ExtractedText
 
 __all__ = ["Block", "ExtractedText", "extract"]
 
+# (pages done, pages in all): paged formats report as they read
+OnPage = Callable[[int, int], None]
 
-def extract(kind: str, content: bytes, filename: str) -> ExtractedText:
+
+def extract(kind: str, content: bytes, filename: str,
+            on_page: OnPage | None = None) -> ExtractedText:
     """Extract text; raises ExtractionError (permanent) for empty, corrupt or encrypted files."""
     if not content:
         raise ExtractionError(f"{filename} is empty (0 bytes)")
@@ -24,7 +30,8 @@ def extract(kind: str, content: bytes, filename: str) -> ExtractedText:
         from ingest.extract.text import extract_text as fn
     else:
         raise ExtractionError(f"no extractor for kind {kind!r}")
-    extracted = fn(content, filename)
+    extracted = (fn(content, filename, on_page=on_page) if kind == "pdf"
+                 else fn(content, filename))
     if not any(b.text.strip() for b in extracted.blocks):
         why = "; ".join(extracted.warnings)
         raise ExtractionError(f"{filename}: no text could be extracted"

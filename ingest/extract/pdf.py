@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 
 from app.errors import ExtractionError
 from ingest.extract.types import Block, ExtractedText
 
 
-def extract_pdf(content: bytes, filename: str) -> ExtractedText:
+def extract_pdf(content: bytes, filename: str,
+                on_page: Callable[[int, int], None] | None = None) -> ExtractedText:
     import pdfplumber
     from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
     from pdfplumber.utils.exceptions import PdfminerException
@@ -37,6 +39,8 @@ def extract_pdf(content: bytes, filename: str) -> ExtractedText:
                 else:
                     warnings.append(f"page {number} has no text layer (scanned image?); "
                                     "OCR is not available, so it is not searchable")
+                if on_page is not None:
+                    on_page(number, len(pdf.pages))
             page_count = len(pdf.pages)
     except ExtractionError:
         raise

@@ -346,8 +346,14 @@ def test_the_lease_is_renewed_only_when_due(
     assert svc.worker.drain() == 1
     document = svc.http.get("/documents/steady", headers=svc.auth()).json()
     assert document["current_version_id"] == "v1"
-    # when due: after extraction and after each one-chunk write batch
-    assert len(calls) == (1 + document["versions"][0]["chunk_count"] if renewed else 0)
+    # when due: after extraction, and twice per one-chunk batch: as its chunk is embedded
+    # (live progress) and after its write (with the checkpoint)
+    chunks = document["versions"][0]["chunk_count"]
+    assert len(calls) == (1 + 2 * chunks if renewed else 0)
+    if renewed:
+        assert calls[1]["stage"] == {"name": "embedding", "unit": "chunks", "done": 1,
+                                     "total": chunks}
+        assert calls[1]["checkpoint"] is None and calls[2]["checkpoint"] is not None
 
 
 def test_the_same_bytes_without_a_document_id_give_back_the_same_version(svc: Service) -> None:
@@ -365,3 +371,29 @@ def test_the_discovery_switch_takes_a_boolean_only(svc: Service) -> None:
     r = svc.http.post("/clients/me/metadata/discovery", json={"enabled": "yes"},
                       headers=svc.auth())
     assert r.status_code == 422 and r.json()["error"]["code"] == "INVALID_REQUEST"
+
+
+def test_a_running_job_shows_its_stage_in_chunks(svc: Service) -> None:
+    svc.worker.settings = svc.worker.settings.model_copy(update={"heartbeat_s": 1e-9})
+    body = _five_paragraphs_one_chunk_per_batch(svc, "staged")
+    seen = []
+    real_upsert = svc.runtime.store.upsert
+
+    def upsert_and_look(points):  # type: ignore[no-untyped-def]
+        real_upsert(points)
+        job = svc.http.get(f"/jobs/{body['job_id']}", headers=svc.auth()).json()
+        seen.append((job["status"], job["stage"], job["progress"]))
+
+    svc.runtime.store.upsert = upsert_and_look  # type: ignore[method-assign]
+    try:
+        assert svc.worker.drain() == 1
+    finally:
+        svc.runtime.store.upsert = real_upsert  # type: ignore[method-assign]
+    total = len(seen)
+    # each batch's chunk was reported as embedded before its write (0.1 + 0.85 · n / total)
+    assert [s[1] for s in seen] == [{"name": "embedding", "unit": "chunks", "done": n,
+                                     "total": total} for n in range(1, total + 1)]
+    assert all(status == "running" for status, _, _ in seen)
+    assert seen[-1][2] == pytest.approx(0.1 + 0.85 * total / total)
+    done = svc.http.get(f"/jobs/{body['job_id']}", headers=svc.auth()).json()
+    assert (done["status"], done["stage"], done["progress"]) == ("succeeded", None, 1.0)

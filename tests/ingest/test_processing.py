@@ -57,3 +57,33 @@ def test_a_killed_child_fails_the_call_in_hand_and_is_replaced(child) -> None:
     with pytest.raises(BrokenProcessPool):
         child.prepare("txt", b"after the kill", "b.txt")
     assert child.prepare("txt", b"a new child", "c.txt").chunks[0].text == "a new child"
+
+
+def test_the_child_reports_pages_and_chunks_as_it_goes(child) -> None:
+    """Live progress crosses from the child: pages while a PDF is read, chunks while a batch
+    is embedded (the parent polls twice a second, so a long step reports at least once)."""
+    from tests.factories import pdf_bytes
+
+    pages: list[tuple[int, ...]] = []
+    words = " ".join(f"word{i}" for i in range(60))
+    pdf = pdf_bytes([f"Page {n}: {words}" for n in range(1, 91)])
+    prepared = child.prepare("pdf", pdf, "long.pdf", on_progress=lambda *a: pages.append(a))
+    assert prepared.page_count == 90
+    assert pages and all(total == 90 and 1 <= done <= 90 for done, total in pages)
+    assert [d for d, _ in pages] == sorted(d for d, _ in pages)
+    chunks: list[tuple[int, ...]] = []
+    texts = [f"{words} {i}" * 4 for i in range(48)]
+    embedded = child.embed(texts, texts, on_progress=lambda *a: chunks.append(a))
+    assert len(embedded.sparse) == 48
+    assert chunks and all(len(c) == 1 and c[0] % 8 == 0 and c[0] <= 48 for c in chunks)
+
+
+def test_in_process_extraction_reports_every_page(real_models) -> None:
+    from tests.factories import pdf_bytes
+
+    here = InProcess(Chunker(real_models.count_tokens, 512, 50, 100),
+                     BatchEmbedder(None, real_models.sparse, None))
+    pages: list[tuple[int, int]] = []
+    here.prepare("pdf", pdf_bytes(["one", "two", "three"]), "p.pdf",
+                 on_progress=lambda d, t: pages.append((d, t)))
+    assert pages == [(1, 3), (2, 3), (3, 3)]

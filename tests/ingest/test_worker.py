@@ -37,11 +37,11 @@ def count_embeddings(svc: Service, monkeypatch: pytest.MonkeyPatch,
     embedder = svc.worker.deps.processor
     real = embedder.embed
 
-    def counted(texts: Any, raw: Any) -> Any:
+    def counted(texts: Any, raw: Any, on_progress: Any = None) -> Any:
         calls.append(len(texts))
         if die_on_call is not None and len(calls) == die_on_call:
             raise Interrupted
-        return real(texts, raw)
+        return real(texts, raw, on_progress)
 
     monkeypatch.setattr(embedder, "embed", counted)
     return calls
@@ -111,7 +111,7 @@ def test_a_crash_resumes_from_the_last_checkpoint_without_redoing_batches(
 def test_failures_that_would_repeat_fail_at_once_and_passing_ones_are_retried(
         svc: Service, monkeypatch: pytest.MonkeyPatch, error: BaseException,
         transient: bool) -> None:
-    def broken(*_a: Any) -> Any:
+    def broken(*_a: Any, **_kw: Any) -> Any:
         raise error
 
     monkeypatch.setattr(svc.worker.deps.processor, "prepare", broken)
