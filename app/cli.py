@@ -260,6 +260,8 @@ def reindex() -> None:
     from ingest.service import build_worker
 
     _logging()
+    # a line per version would bury the summary: the worker speaks here only of what failed
+    logging.getLogger("ingest").setLevel(max(logging.WARNING, logging.getLogger().level))
     settings = get_settings()
     try:
         if settings.qdrant.url is None:
@@ -764,6 +766,24 @@ def clients_discovery(name: str, enable: Annotated[bool, typer.Option(
     console.print(f"{name}: metadata discovery {ready.state} "
                   f"({ready.indexed}/{ready.total} published versions indexed); the worker "
                   "(evidence serve or evidence worker) catches up")
+
+
+def _one_line_summaries() -> None:
+    """Each command's line in a command list is its docstring's first paragraph as one
+    sentence: Typer keeps the docstring's own line breaks there, which broke the summaries
+    mid-sentence at 80 columns."""
+    import inspect
+
+    for typer_app in (app, models_app, clients_app, documents_app, jobs_app, store_app,
+                      registry_app):
+        for command in typer_app.registered_commands:
+            doc = inspect.cleandoc(command.help or (command.callback.__doc__ or "")
+                                   if command.callback else command.help or "")
+            if doc and command.short_help is None:
+                command.short_help = " ".join(doc.split("\n\n")[0].split())
+
+
+_one_line_summaries()
 
 
 def main() -> None:

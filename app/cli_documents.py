@@ -99,7 +99,7 @@ def print_documents(console: Console, listing: dict[str, Any]) -> None:
         head.append("  ")
         head.append_text(_state(doc["state"]))
         head.append(f"  {doc['kind']} · {doc['version_count']} version(s) · "
-                    f"{doc['chunk_count']} chunks · updated {doc['updated_at'][:16]}",
+                    f"{_plural(doc['chunk_count'], 'chunk')} · updated {doc['updated_at'][:16]}",
                     style="dim")
         console.print(head)
         named = doc["title"] or doc["filename"]

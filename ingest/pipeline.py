@@ -182,7 +182,8 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> in
     publish(deps, job, loaded, done, chunk_count=len(chunks), metadata=final_metadata)
     seconds["publish"] = time.perf_counter() - t0
     metrics.observe_stages(seconds)  # a resumed job reports the part done in this attempt
-    log.info("published %s/%s: %d chunks", loaded.document_id, loaded.version_id, len(chunks))
+    log.info("published %s/%s: %d chunk%s", loaded.document_id, loaded.version_id, len(chunks),
+             "" if len(chunks) == 1 else "s")
     return len(chunks)
 
 
