@@ -102,3 +102,13 @@ def test_the_qdrant_image_matches_the_pinned_client_minor_version() -> None:
     pin = next(d for d in deps if d.startswith("qdrant-client"))
     low, high = re.fullmatch(r"qdrant-client>=(\d+\.\d+),<(\d+\.\d+)", pin).groups()
     assert low == f"{server[1]}.{server[2]}" and high == f"{server[1]}.{int(server[2]) + 1}"
+
+
+def test_the_first_key_outlives_the_container_and_qdrant_stays_inside() -> None:
+    services = _services()
+    api = services["api"]
+    assert api["environment"]["EVIDENCE_DATA_DIR"] == "/data"
+    assert api["environment"]["EVIDENCE_QDRANT__URL"] == "http://qdrant:6333"  # merged in
+    assert "api-data:/data" in api["volumes"]
+    assert "api-data" in yaml.safe_load((REPO / "docker-compose.yml").read_text())["volumes"]
+    assert "ports" not in services["qdrant"]  # no API key there: reached only in the network

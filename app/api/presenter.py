@@ -43,7 +43,7 @@ from app.store.payload import HEADING_PATH, LINE_END, LINE_START, PAGE, TEXT
 
 def search_query(body: SearchRequest) -> SearchQuery:
     return SearchQuery(query=body.query, scope=body.scope, alpha=body.alpha, rerank=body.rerank,
-                       filters=body.filters, offset=body.offset, limit=body.limit,
+                       filters=body.filters or {}, offset=body.offset, limit=body.limit,
                        fusion=body.fusion, versions=body.versions, as_of=body.as_of,
                        diagnose=tuple(body.diagnose))
 

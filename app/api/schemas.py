@@ -157,11 +157,14 @@ class SearchRequest(BaseModel):
                           "rank, the default unless EVIDENCE_SEARCH__FUSION says otherwise), "
                           "dbsf (each lane's scores scaled to its mean ± 3σ) or relative_score "
                           "(min-max)")
-    filters: dict[str, FilterValue] = Field(
+    # Nullable on purpose: a generated client (openapi-python-client) then passes a plain dict
+    # through as it is, where a plain object type would demand its generated model class.
+    filters: dict[str, FilterValue] | None = Field(
         default_factory=dict,
         description="Exact filters: a reserved key (document_id, version_id, kind, source) or "
                     "a dotted metadata key (custom.project, entities.persons) → a value or a "
-                    "list of values (any of). They narrow the candidates, never the rank.")
+                    "list of values (any of). They narrow the candidates, never the rank. "
+                    "null: none.")
     versions: Annotated[Versions, Field(strict=False)] = Field(
         Versions.current, description="current (default): each document's current version; "
                                       "all: every published version, superseded ones too")

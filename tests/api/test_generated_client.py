@@ -77,10 +77,13 @@ def test_a_generated_client_uploads_polls_searches_and_lists(generated: ModuleTy
         assert time.monotonic() < deadline, job
         time.sleep(0.05)
 
-    answer = search.sync(client=client, body=models.SearchRequest(
-        query="budget report", scope=models.Scope.CONTENT, alpha=1.0, filters=(
-            models.SearchRequestFilters.from_dict({"custom.project": "Apollo"}))))
+    answer = search.sync(client=client, body=models.SearchRequest(  # a plain dict as filters
+        query="budget report", scope=models.Scope.CONTENT, alpha=1.0,
+        filters={"custom.project": "Apollo"}))
     assert isinstance(answer, models.EvidenceResult), answer
+    nothing = search.sync(client=client, body=models.SearchRequest(
+        query="budget report", filters={"custom.project": "Zeus"}))
+    assert isinstance(nothing, models.EvidenceResult) and nothing.results == [], nothing
     row = answer.results[0]
     assert (row.document_version.document_id, row.document_version.version_id) == (
         "budget.md", "v1")

@@ -360,7 +360,10 @@ def test_the_spec_types_metadata_filters_and_health_and_carries_the_contract_exa
     assert {"filename", "sha256", "mime_type"} <= set(comps["SourceMetadata"]["properties"])
     row = comps["ResultRow"]["properties"]["canonical_metadata"]
     assert row == {"$ref": "#/components/schemas/CanonicalMetadata"}
-    filters = comps["SearchRequest"]["properties"]["filters"]["additionalProperties"]
+    # an object or null (nullable: a generated client passes a plain dict through)
+    obj, null = comps["SearchRequest"]["properties"]["filters"]["anyOf"]
+    assert (obj["type"], null) == ("object", {"type": "null"})
+    filters = obj["additionalProperties"]
     scalar = [{"type": "string"}, {"type": "integer"}, {"type": "number"}, {"type": "boolean"}]
     assert filters["anyOf"] == [*scalar, {"type": "array", "items": {"anyOf": scalar}}]
     health = spec["paths"]["/health"]["get"]["responses"]["200"]["content"]
