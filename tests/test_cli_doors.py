@@ -281,3 +281,22 @@ def test_why_prints_the_diagnosis_at_80_columns(narrow: CliRunner, server: LiveS
     assert "    dense: cars.txt:v1:0 scored " in out and "floor 0.29): under the floor" in out
     assert "why nothing: NOT_FOUND" in out
     assert "    there is no document 'nothing' for this client" in out
+
+
+def test_an_apis_http_remedy_becomes_the_clis_own() -> None:
+    from app.errors import Conflict, Forbidden, StoreLocked
+
+    not_ready = cli.cli_error(Conflict(
+        "scope 'both' needs Metadata Discovery Readiness, and this client's metadata discovery "
+        "is disabled; search scope 'content' meanwhile, or enable discovery "
+        "(POST /clients/me/metadata/discovery)", code="METADATA_DISCOVERY_NOT_READY"))
+    assert "POST" not in not_ready
+    assert not_ready.endswith("with the CLI: evidence clients discovery NAME --enable "
+                              "(evidence clients list names the clients)")
+    assert "evidence clients authority NAME active" in cli.cli_error(
+        Forbidden("this client's publication authority is suspended"))
+    locked = cli.cli_error(StoreLocked(
+        "the embedded engine at data/qdrant is in use by another process (a running "
+        "`evidence serve`?); the CLI sends work to the server instead"))
+    assert "sends work" not in locked and locked.endswith(
+        "stop `evidence serve` first: the embedded engine admits one process")
