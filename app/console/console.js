@@ -390,7 +390,8 @@ async function upload(file) {
         words.className = "error";
         break;
       }
-      words.textContent = ` ${file.name}: ${job.status} ${Math.round(job.progress * 100)} %`;
+      words.textContent = ` ${file.name}: ${job.status} ${Math.round(job.progress * 100)} %` +
+        (job.stage ? ` (${job.stage.name} ${job.stage.done}/${job.stage.total} ${job.stage.unit})` : "");
       await new Promise((r) => setTimeout(r, 400));
     }
     await loadDocuments();

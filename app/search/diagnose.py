@@ -74,7 +74,7 @@ class SearchContext:
 
 def diagnose(session: Session, store: VectorStore, ctx: SearchContext,
              document_ids: Sequence[str]) -> list[Diagnosis]:
-    lane_ranks = {name: {point: i for i, point in enumerate(lane.fetched_ids, start=1)}
+    lane_ranks = {name: {point: i for i, point in enumerate(lane.ranked_ids, start=1)}
                   for name, lane in ctx.lanes.items()}  # point id → rank before the floor
     return [_one(session, store, ctx, lane_ranks, d) for d in dict.fromkeys(document_ids)]
 

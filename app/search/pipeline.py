@@ -169,22 +169,26 @@ class SearchEngine:
         if sparse_vector is not None:
             lane = sparse_lane(self.store, sparse_vector, plan.filter, depth=depth,
                                floor=floors["sparse"])
-            lanes.append(lane)
             hits["sparse"] = list(lane.hits)
             if narrowed:
-                base["sparse"] = list(sparse_lane(self.store, sparse_vector, unfiltered,
-                                                  depth=depth, floor=floors["sparse"]).hits)
+                whole = sparse_lane(self.store, sparse_vector, unfiltered, depth=depth,
+                                    floor=floors["sparse"])
+                base["sparse"] = list(whole.hits)
+                lane = replace(lane, unfiltered_ids=whole.fetched_ids)
+            lanes.append(lane)
         clock.lap("sparse")
         vector = dense_vector()
         clock.t = time.perf_counter()
         if vector is not None:
             lane = dense_lane(self.store, vector, plan.filter, depth=depth,
                               floor=floors["dense"])
-            lanes.append(lane)
             hits["dense"] = list(lane.hits)
             if narrowed:
-                base["dense"] = list(dense_lane(self.store, vector, unfiltered, depth=depth,
-                                                floor=floors["dense"]).hits)
+                whole = dense_lane(self.store, vector, unfiltered, depth=depth,
+                                   floor=floors["dense"])
+                base["dense"] = list(whole.hits)
+                lane = replace(lane, unfiltered_ids=whole.fetched_ids)
+            lanes.append(lane)
         clock.lap("dense")
         fuser = FUSERS[plan.fusion]
         fused = fuser(hits["dense"], hits["sparse"], alpha=plan.alpha)

@@ -52,6 +52,13 @@ class LaneResult:
     fetched_ids: tuple[str, ...]
     depth: int
     floor: float
+    # under exact filters: what the lane fetched without them, the order its ranks keep
+    unfiltered_ids: tuple[str, ...] | None = None
+
+    @property
+    def ranked_ids(self) -> tuple[str, ...]:
+        """The order the lane's ranks come from (unfiltered where filters narrowed it)."""
+        return self.unfiltered_ids if self.unfiltered_ids is not None else self.fetched_ids
 
     @property
     def fetched(self) -> int:

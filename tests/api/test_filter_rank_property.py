@@ -80,3 +80,21 @@ def test_filtered_answers_are_the_unfiltered_ones_with_rows_removed(corpus: Serv
         # the answer is not trivially preserved: rows of the filtered set sat between others
         reordered_before += any(not keep(r[0]) for r in _rows(unfiltered.json())[:len(got)])
     assert checked > 80 and reordered_before > 40
+
+
+def test_diagnosis_under_a_filter_tells_the_unfiltered_lane_ranks(corpus: Service) -> None:
+    """A document under the floors is diagnosed with its lane ranks before the floor: the
+    same with a filter that keeps it as without one."""
+    body = {"query": "budget", "alpha": 0.5, "limit": 1}
+    apollo = [f"doc-{i:02d}" for i in range(0, 30, 3)]
+
+    def diagnoses(**extra: object) -> dict[str, list]:
+        found = corpus.search(**body, diagnose=apollo, **extra).json()["meta"]["diagnostics"]
+        return {d["document_id"]: [(lane["lane"], lane["rank"]) for lane in d["lanes"]]
+                for d in found if d["status"] == "BELOW_FLOOR"}
+
+    unfiltered = diagnoses()
+    # other projects' chunks rank above these in the unfiltered lanes
+    assert any(rank and rank > len(apollo) for looks in unfiltered.values()
+               for _, rank in looks), unfiltered
+    assert diagnoses(filters={"custom.project": "Apollo"}) == unfiltered
