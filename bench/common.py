@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 from pathlib import Path
@@ -21,6 +22,28 @@ def machine() -> str:
         pass
     python = f"{platform.python_implementation()} {platform.python_version()}"
     return f"{python}, {os.cpu_count()} cores, {cpu}"
+
+
+def eval_index_args(description: str, queries: int) -> argparse.Namespace:
+    """The options of a bench that reads the index `evidence eval` built."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--work-dir", type=Path, required=True)
+    parser.add_argument("--dataset", type=Path, default=SCIFACT)
+    parser.add_argument("--queries", type=int, default=queries)
+    return parser.parse_args()
+
+
+def open_eval_service(work_dir: Path):  # type: ignore[no-untyped-def]
+    """(runtime, the eval client's id, a SearchService at alpha 0.5) over an eval index."""
+    from app.search.pipeline import SearchEngine
+    from app.search.service import SearchService
+    from app.settings import get_settings
+    from evaluation.runner import open_eval_runtime
+
+    runtime, client_id = open_eval_runtime(get_settings(), work_dir)
+    service = SearchService(SearchEngine(runtime.store, runtime.models,
+                                         runtime.settings.search), 0.5)
+    return runtime, client_id, service
 
 
 CHUNKS_PER_DOC = 5

@@ -9,7 +9,6 @@ query alone) and ``document_id`` of 100 documents (every tenth, from the start).
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
@@ -17,29 +16,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import machine  # noqa: E402
+from bench.common import eval_index_args, machine, open_eval_service  # noqa: E402
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--work-dir", type=Path, required=True)
-    parser.add_argument("--dataset", type=Path,
-                        default=Path(__file__).resolve().parents[2] / "shared/data/scifact")
-    parser.add_argument("--queries", type=int, default=100)
-    args = parser.parse_args()
+    args = eval_index_args(__doc__ or "", queries=100)
 
     from app.registry.database import transaction
-    from app.search.pipeline import SearchEngine
-    from app.search.service import SearchQuery, SearchService
-    from app.settings import get_settings
+    from app.search.service import SearchQuery
     from app.uploads import document_id_for
     from evaluation import beir
-    from evaluation.runner import open_eval_runtime
 
     data = beir.load(args.dataset)
-    runtime, client_id = open_eval_runtime(get_settings(), args.work_dir)
-    service = SearchService(SearchEngine(runtime.store, runtime.models,
-                                         runtime.settings.search), 0.5)
+    runtime, client_id, service = open_eval_service(args.work_dir)
     tenth = [document_id_for(d) for d in list(data.corpus)[::10]][:100]
     configs = {"none": {}, "kind=md": {"kind": "md"}, "100 document_ids": {"document_id": tenth}}
     ms: dict[str, list[float]] = {name: [] for name in configs}

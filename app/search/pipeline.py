@@ -12,6 +12,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, replace
+from typing import Any
 
 from app.bm25 import BackgroundPrior, CorpusLookup, weigh_query
 from app.errors import Unavailable
@@ -166,29 +167,24 @@ class SearchEngine:
         hits: dict[str, list] = {"dense": [], "sparse": []}
         base: dict[str, list] = {"dense": [], "sparse": []}
         clock.t = time.perf_counter()
-        if sparse_vector is not None:
-            lane = sparse_lane(self.store, sparse_vector, plan.filter, depth=depth,
-                               floor=floors["sparse"])
-            hits["sparse"] = list(lane.hits)
+        def run(name: str, query: Any) -> None:
+            """One lane with the filters and, where they narrow, without them."""
+            ask = sparse_lane if name == "sparse" else dense_lane
+            lane = ask(self.store, query, plan.filter, depth=depth, floor=floors[name])
+            hits[name] = list(lane.hits)
             if narrowed:
-                whole = sparse_lane(self.store, sparse_vector, unfiltered, depth=depth,
-                                    floor=floors["sparse"])
-                base["sparse"] = list(whole.hits)
+                whole = ask(self.store, query, unfiltered, depth=depth, floor=floors[name])
+                base[name] = list(whole.hits)
                 lane = replace(lane, unfiltered_ids=whole.fetched_ids)
             lanes.append(lane)
+
+        if sparse_vector is not None:
+            run("sparse", sparse_vector)
         clock.lap("sparse")
         vector = dense_vector()
         clock.t = time.perf_counter()
         if vector is not None:
-            lane = dense_lane(self.store, vector, plan.filter, depth=depth,
-                              floor=floors["dense"])
-            hits["dense"] = list(lane.hits)
-            if narrowed:
-                whole = dense_lane(self.store, vector, unfiltered, depth=depth,
-                                   floor=floors["dense"])
-                base["dense"] = list(whole.hits)
-                lane = replace(lane, unfiltered_ids=whole.fetched_ids)
-            lanes.append(lane)
+            run("dense", vector)
         clock.lap("dense")
         fuser = FUSERS[plan.fusion]
         fused = fuser(hits["dense"], hits["sparse"], alpha=plan.alpha)
