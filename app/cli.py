@@ -365,8 +365,8 @@ def search(
 
 @documents_app.command("list")
 def documents_list(
-    kind: Annotated[list[str] | None, typer.Option(help="pdf, docx, html, md or txt; "
-                                                        "repeatable")] = None,
+    kind: Annotated[list[str] | None, typer.Option(help="a kind (pdf, docx, xlsx, csv, "
+                                                        "pptx, …); repeatable")] = None,
     source: Annotated[list[str] | None, typer.Option(help="a source label; repeatable")]
     = None,
     state: Annotated[list[str] | None, typer.Option(

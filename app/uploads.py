@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app.errors import BadRequest, PayloadTooLarge, UnsupportedMediaType
+from app.formats import LABELS, SUPPORTED, TEXT_KINDS, ZIP_KINDS
 from app.limits import MetadataLimits, check_metadata, check_text, display_text, strict_json_loads
 from app.metadata import upload_metadata
 from app.registry.documents import RegisteredUpload, register_upload, validate_document_id
@@ -30,13 +31,7 @@ BINARY_MAGIC = {
     b"\xd0\xcf\x11\xe0": "an old Office document",
 }
 
-SUPPORTED = {
-    ".pdf": ("pdf", "application/pdf"),
-    ".docx": ("docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"),
-    ".html": ("html", "text/html"), ".htm": ("html", "text/html"),
-    ".md": ("md", "text/markdown"), ".markdown": ("md", "text/markdown"),
-    ".txt": ("txt", "text/plain"), ".text": ("txt", "text/plain"),
-}
+
 
 
 def detect_kind(filename: str) -> tuple[str, str]:
@@ -82,24 +77,22 @@ def sniff(kind: str, content: bytes, filename: str) -> None:
     head = content[:8192]
     if kind == "pdf":
         ok, found = b"%PDF-" in head[:1024], None
-    elif kind == "docx":
+    elif kind in ZIP_KINDS:
         ok, found = head.startswith(b"PK\x03\x04"), None
     else:
+        assert kind in TEXT_KINDS, kind
         found = next((what for magic, what in BINARY_MAGIC.items() if head.startswith(magic)),
                      None)
         if found is None and (head.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in head):
             found = "binary data (NUL bytes; UTF-16 text must be saved as UTF-8)"
         ok = found is None
     if not ok:
-        expected = SUPPORTED_LABELS.get(kind, kind)
+        expected = LABELS.get(kind, kind)
         raise UnsupportedMediaType(
             f"{display_text(filename)}: the bytes are {found or 'not ' + expected}, which does "
             f"not match its extension ({expected} expected)", code="FILE_CONTENT_MISMATCH",
             details={"filename": display_text(filename), "kind": kind})
 
-
-SUPPORTED_LABELS = {"pdf": "a PDF", "docx": "a DOCX (ZIP) document", "html": "text (HTML)",
-                    "md": "text (Markdown)", "txt": "text"}
 
 
 def accept_upload(session: Session, *, settings: IngestSettings, client_id: str, filename: str,

@@ -48,6 +48,9 @@ class Chunk:
     char_start: int  # offsets into the version's extracted text (sections joined by "\n\n")
     char_end: int
     heading_path: tuple[str, ...]
+    # table rows (spreadsheet, CSV): line_start … line_end are the rows, of this sheet
+    rows: bool = False
+    sheet: str | None = None
 
 
 def window_end(text: str, start: int, size: int = WINDOW_CHARS) -> int:
@@ -79,7 +82,36 @@ class Chunker:
                  chunk_overlap: int = 50, max_chunks: int | None = None) -> None:
         self._splitter = SentenceSplitter(chunk_size=chunk_size, chunk_overlap=chunk_overlap,
                                           tokenizer=count_tokens)
+        self._count, self.size, self.overlap = count_tokens, chunk_size, chunk_overlap
         self.max_chunks = max_chunks
+
+    def _pack_rows(self, section: str, spans: list[tuple[int, int]],
+                   prefix: str) -> Iterator[tuple[int, str]]:
+        """Table rows packed whole into chunks of at most the chunk size (prefix counted),
+        the next chunk starting with the rows that end this one within the overlap; a row
+        alone over the size is the only one cut, by the splitter."""
+        budget = self.size - len(self._count(prefix))
+        tokens = [len(self._count(section[s:e])) + 1 for s, e in spans]  # + the separator
+        i = 0
+        while i < len(spans):
+            j, used = i, 0
+            while j < len(spans) and used + tokens[j] <= budget:
+                used += tokens[j]
+                j += 1
+            if j == i:  # one row over the budget on its own
+                start, end = spans[i]
+                yield from ((start + at, piece)
+                            for at, piece in self._split(section[start:end], prefix))
+                i += 1
+                continue
+            yield spans[i][0], section[spans[i][0]:spans[j - 1][1]]
+            if j >= len(spans):
+                return
+            k, back = j, 0
+            while k - 1 > i and back + tokens[k - 1] <= self.overlap:
+                back += tokens[k - 1]
+                k -= 1
+            i = k
 
     def _split(self, section: str, prefix: str,
                size: int = WINDOW_CHARS) -> Iterator[tuple[int, str]]:
@@ -112,15 +144,17 @@ class Chunker:
         """The chunks, in order; TooManyChunks as soon as there are more than ``max_chunks``."""
         chunks: list[Chunk] = []
         doc_offset = 0
-        for (page, headings), group in groupby(extracted.blocks,
-                                               key=lambda b: (b.page, b.heading_path)):
+        for (page, headings, rows, sheet), group in groupby(
+                extracted.blocks, key=lambda b: (b.page, b.heading_path, b.row, b.sheet)):
             blocks = [b for b in group if b.text.strip()]
             if not blocks:
                 continue
             section, spans = _join(blocks)
             starts, ends = [s for s, _ in spans], [e for _, e in spans]
             prefix = passage_prefix(extracted.title, headings)
-            for start, piece in self._split(section, prefix):
+            pieces = (self._pack_rows(section, spans, prefix) if rows
+                      else self._split(section, prefix))
+            for start, piece in pieces:
                 end = start + len(piece)
                 # the blocks overlapping [start, end): found by bisection, not by a scan of
                 # every block per chunk (quadratic on a long section of many paragraphs)
@@ -132,7 +166,7 @@ class Chunker:
                     line_start=min(ls for ls, _ in lines) if lines else None,
                     line_end=max(le for _, le in lines if le is not None) if lines else None,
                     char_start=doc_offset + start, char_end=doc_offset + end,
-                    heading_path=headings))
+                    heading_path=headings, rows=rows, sheet=sheet))
                 if self.max_chunks is not None and len(chunks) > self.max_chunks:
                     raise TooManyChunks(
                         f"{filename} makes more than {self.max_chunks:,} chunks (stopped at "

@@ -241,7 +241,7 @@ def points(loaded: Loaded, batch: list[Chunk], embedded: EmbeddedBatch, *, title
             heading_path=c.heading_path, page=c.page, line_start=c.line_start,
             line_end=c.line_end, char_start=c.char_start, char_end=c.char_end,
             kind=loaded.kind, source=loaded.source, entities=embedded.entities[i], meta=meta,
-            meta_bool=meta_bool))
+            meta_bool=meta_bool, rows=c.rows, sheet=c.sheet))
         for i, c in enumerate(batch)]
 
 

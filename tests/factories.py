@@ -51,3 +51,36 @@ def sans_request_id(value: dict) -> dict:
     if "details" in value:
         return {**value, "details": sans_request_id(value["details"])}
     return {k: v for k, v in value.items() if k != "request_id"}
+
+
+def xlsx_bytes(sheets: dict[str, list[list[object]]], title: str | None = None) -> bytes:
+    """A workbook: {sheet name: rows}, the first row its header."""
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    book.remove(book.active)
+    for name, rows in sheets.items():
+        sheet = book.create_sheet(name)
+        for row in rows:
+            sheet.append(row)
+    if title:
+        book.properties.title = title
+    buf = io.BytesIO()
+    book.save(buf)
+    return buf.getvalue()
+
+
+def pptx_bytes(slides: list[tuple[str, str, str | None]]) -> bytes:
+    """A deck: (title, body, speaker notes or None) a slide."""
+    from pptx import Presentation
+
+    deck = Presentation()
+    for title, body, notes in slides:
+        slide = deck.slides.add_slide(deck.slide_layouts[1])
+        slide.shapes.title.text = title
+        slide.placeholders[1].text = body
+        if notes:
+            slide.notes_slide.notes_text_frame.text = notes
+    buf = io.BytesIO()
+    deck.save(buf)
+    return buf.getvalue()

@@ -29,6 +29,7 @@ from app.api.schemas import (
     RetrievalInfo,
     Scores,
     SearchRequest,
+    TableLocation,
     VersionOut,
 )
 from app.leaves import LeafMatch
@@ -38,7 +39,7 @@ from app.search.metadata_lane import MetadataHit
 from app.search.service import AnswerRow, SearchAnswer, SearchQuery
 from app.search.spans import literal_spans, query_terms
 from app.search.types import MAX_EVIDENCE, Candidate, VersionHit
-from app.store.payload import HEADING_PATH, LINE_END, LINE_START, PAGE, TEXT
+from app.store.payload import HEADING_PATH, LINE_END, LINE_START, PAGE, TEXT, chunk_location
 
 
 def search_query(body: SearchRequest) -> SearchQuery:
@@ -117,11 +118,14 @@ def _leaf_item(m: LeafMatch) -> MetadataItem:
 
 def _item(c: Candidate, terms: frozenset[str], explain: bool) -> ContentItem:
     text = c.payload.get(TEXT, "")
+    location = chunk_location(c.payload)
     return ContentItem(
         chunk_id=c.chunk_id, chunk_index=c.chunk_index, text=text, page=c.payload.get(PAGE),
         literal_spans=[LiteralSpan(**s) for s in literal_spans(text, terms)],  # type: ignore[arg-type]
         heading_path=list(c.payload.get(HEADING_PATH) or []),
-        line_start=c.payload.get(LINE_START), line_end=c.payload.get(LINE_END),
+        line_start=None if location else c.payload.get(LINE_START),
+        line_end=None if location else c.payload.get(LINE_END),
+        location=TableLocation(**location) if location else None,
         scores=Scores(dense=c.dense_score, dense_rank=c.dense_rank, sparse=c.sparse_score,
                       sparse_rank=c.sparse_rank, fused=c.fused, rerank=c.rerank_score,
                       dense_scaled=c.dense_scaled, sparse_scaled=c.sparse_scaled)

@@ -19,6 +19,7 @@ from pydantic import (
     model_serializer,
 )
 
+from app.formats import KINDS
 from app.limits import is_valid_utf8
 from app.search.service import MAX_WINDOW
 
@@ -59,13 +60,7 @@ class Fusion(StrEnum):
     relative_score = "relative_score"
 
 
-class DocumentKind(StrEnum):
-    pdf = "pdf"
-    docx = "docx"
-    html = "html"
-    md = "md"
-    txt = "txt"
-
+DocumentKind = StrEnum("DocumentKind", {kind: kind for kind in KINDS})  # app/formats.py
 
 FilterScalar = str | int | float | bool
 FilterValue = Annotated[
@@ -99,7 +94,7 @@ class SourceMetadata(_MetadataGroup):
 
 
 class DocumentMetadata(_MetadataGroup):
-    kind: str | None = Field(None, description="pdf, docx, html, md or txt")
+    kind: str | None = Field(None, description="The document's kind: " + ", ".join(KINDS))
     title: str | None = None
     author: str | None = None
     subject: str | None = None
@@ -244,6 +239,12 @@ class LiteralSpan(BaseModel):
     text: str
 
 
+class TableLocation(BaseModel):
+    sheet: str | None = Field(description="The sheet's name; null for a CSV")
+    rows: list[int] = Field(description="[first, last]: the rows the chunk holds, as the "
+                            "sheet numbers them (1 is the first row, the header)")
+
+
 class ContentItem(BaseModel):
     chunk_id: str
     chunk_index: int
@@ -253,6 +254,9 @@ class ContentItem(BaseModel):
     heading_path: list[str] = Field(default_factory=list)
     line_start: int | None = None
     line_end: int | None = None
+    location: TableLocation | None = Field(
+        None, description="A spreadsheet's or CSV's chunk: its sheet and first and last rows "
+                          "(additive)")
     scores: Scores | None = None
 
 

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.errors import BadRequest
+from app.formats import KINDS
 from app.leaves import ENTITY_GROUPS, GROUPS, KEY_RE, STANDARD_TYPES, Leaf, value_type
 from app.limits import check_scalar
 from app.store import ChunkFilter
@@ -24,7 +25,6 @@ RESERVED = ("document_id", "version_id", "kind", "source")
 MAX_FILTER_KEYS = 32
 MAX_FILTER_VALUES = 100  # per key
 MAX_FILTER_STRING = 1000
-KINDS = ("pdf", "docx", "html", "md", "txt")
 Scalar = str | int | float | bool
 
 

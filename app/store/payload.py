@@ -22,6 +22,16 @@ TEXT, TITLE, HEADING_PATH, PAGE = "text", "title", "heading_path", "page"
 LINE_START, LINE_END, CHAR_START, CHAR_END = "line_start", "line_end", "char_start", "char_end"
 KIND, SOURCE, ENTITIES, VISIBILITY = "kind", "source", "entities", "visibility"
 META, META_BOOL = "meta", "meta_bool"
+# A chunk of table rows: its sheet (None: a CSV) and, as line_start … line_end, its rows
+SHEET, ROWS = "sheet", "rows"
+
+
+def chunk_location(payload: dict[str, Any]) -> dict[str, Any] | None:
+    """Where a chunk of table rows sits, as evidence names it: {"sheet", "rows": [a, b]}."""
+    if not payload.get(ROWS):
+        return None
+    return {"sheet": payload.get(SHEET), "rows": [payload.get(LINE_START),
+                                                  payload.get(LINE_END)]}
 
 
 def passage_prefix(title: str | None, heading_path: Sequence[str]) -> str:
@@ -52,9 +62,11 @@ def chunk_payload(*, client_id: str, document_id: str, version_id: str, chunk_in
                   text: str, title: str, heading_path: Sequence[str], page: int | None,
                   line_start: int | None, line_end: int | None, char_start: int, char_end: int,
                   kind: str, source: str | None, entities: dict[str, list[str]],
-                  meta: dict, meta_bool: dict) -> dict[str, Any]:
+                  meta: dict, meta_bool: dict, rows: bool = False,
+                  sheet: str | None = None) -> dict[str, Any]:
     """A chunk's payload, written hidden: publication flips ``visibility``."""
-    return {
+    table = {ROWS: True, SHEET: sheet} if rows else {}
+    return {**table,
         CLIENT_ID: client_id, DOCUMENT_ID: document_id, VERSION_ID: version_id,
         CHUNK_ID: chunk_ref(document_id, version_id, chunk_index), CHUNK_INDEX: chunk_index,
         TEXT: text,

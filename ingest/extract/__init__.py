@@ -28,6 +28,12 @@ def extract(kind: str, content: bytes, filename: str,
         from ingest.extract.text import extract_markdown as fn
     elif kind == "txt":
         from ingest.extract.text import extract_text as fn
+    elif kind == "xlsx":
+        from ingest.extract.sheets import extract_xlsx as fn
+    elif kind == "csv":
+        from ingest.extract.sheets import extract_csv as fn
+    elif kind == "pptx":
+        from ingest.extract.slides import extract_pptx as fn
     else:
         raise ExtractionError(f"no extractor for kind {kind!r}")
     extracted = (fn(content, filename, on_page=on_page) if kind == "pdf"

@@ -16,20 +16,24 @@ MAX_UNZIPPED_BYTES = 256 * 1024 * 1024
 MAX_BODY_XML_BYTES = 32 * 1024 * 1024  # word/document.xml: lxml holds it whole as a tree
 
 
-def check_unzipped_size(content: bytes, filename: str) -> None:
+def check_unzipped_size(content: bytes, filename: str, kind: str = "docx") -> None:
+    """The Office formats (.docx, .xlsx, .pptx) are ZIPs of XML: bounded by what their
+    directory says they unzip to, in all and per part (lxml holds a part whole as a tree)."""
+    label = kind.upper()
     try:
         members = zipfile.ZipFile(io.BytesIO(content)).infolist()
     except (zipfile.BadZipFile, ValueError) as exc:
-        raise ExtractionError(f"{filename} is not a readable DOCX file ({type(exc).__name__}); "
-                              "it may be corrupt or an old .doc", code="DOCX_CORRUPT") from None
+        raise ExtractionError(f"{filename} is not a readable {label} file "
+                              f"({type(exc).__name__}); it may be corrupt or an old-format "
+                              "Office file", code=f"{label}_CORRUPT") from None
     total = sum(m.file_size for m in members)
-    body = sum(m.file_size for m in members if m.filename == "word/document.xml")
+    body = max((m.file_size for m in members if m.filename.endswith(".xml")), default=0)
     if total > MAX_UNZIPPED_BYTES or body > MAX_BODY_XML_BYTES:
         raise ExtractionError(
-            f"{filename} unzips to {total / 2**20:,.0f} MiB (its text part to "
+            f"{filename} unzips to {total / 2**20:,.0f} MiB (its largest part to "
             f"{body / 2**20:,.0f} MiB); the limits are {MAX_UNZIPPED_BYTES // 2**20} MiB and "
             f"{MAX_BODY_XML_BYTES // 2**20} MiB: a decompression bomb, or a document to split",
-            code="DOCX_TOO_LARGE")
+            code=f"{label}_TOO_LARGE")
 
 
 def extract_docx(content: bytes, filename: str) -> ExtractedText:

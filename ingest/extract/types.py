@@ -11,9 +11,13 @@ class Block:
 
     text: str
     page: int | None = None
-    line_start: int | None = None  # 1-based, text and Markdown
+    line_start: int | None = None  # 1-based, text and Markdown; a table's row numbers
     line_end: int | None = None
     heading_path: tuple[str, ...] = ()
+    # A table row (spreadsheet, CSV): chunks pack whole rows, never split one, and cite the
+    # rows (line_start … line_end) of ``sheet`` (None: a CSV's only table)
+    row: bool = False
+    sheet: str | None = None
 
 
 @dataclass

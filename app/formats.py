@@ -1,0 +1,27 @@
+"""The file formats the service reads: extension → (kind, MIME type), and what each kind's bytes
+must look like. One table, so uploads, filters, the spec and the CLI never disagree."""
+
+from __future__ import annotations
+
+XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+PPTX_MIME = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+DOCX_MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+
+SUPPORTED = {
+    ".pdf": ("pdf", "application/pdf"),
+    ".docx": ("docx", DOCX_MIME),
+    ".html": ("html", "text/html"), ".htm": ("html", "text/html"),
+    ".md": ("md", "text/markdown"), ".markdown": ("md", "text/markdown"),
+    ".txt": ("txt", "text/plain"), ".text": ("txt", "text/plain"),
+    ".xlsx": ("xlsx", XLSX_MIME),
+    ".csv": ("csv", "text/csv"),
+    ".pptx": ("pptx", PPTX_MIME),
+}
+KINDS = tuple(dict.fromkeys(kind for kind, _ in SUPPORTED.values()))
+# Kinds that are ZIPs of XML (Office Open XML): their bytes start as a ZIP's do
+ZIP_KINDS = frozenset({"docx", "xlsx", "pptx"})
+# Kinds read as text: their bytes must not start like a binary format's
+TEXT_KINDS = frozenset({"html", "md", "txt", "csv"})
+LABELS = {"pdf": "a PDF", "docx": "a DOCX (ZIP) document", "html": "text (HTML)",
+          "md": "text (Markdown)", "txt": "text", "xlsx": "an XLSX (ZIP) workbook",
+          "csv": "text (CSV)", "pptx": "a PPTX (ZIP) deck"}

@@ -1,0 +1,88 @@
+"""Spreadsheets, CSV and slide decks, built in code: rows with their header names, chunks of
+whole rows that cite sheet and rows, slides as pages with their notes; corrupt and oversized
+files fail with a reason."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from app.errors import ExtractionError
+from ingest.chunking import Chunker
+from ingest.extract import extract
+from tests.factories import pptx_bytes, xlsx_bytes
+from tests.fakes import whitespace_tokens
+
+LEDGER = [["Date", "Amount", "Counterparty", "Note"],
+          [dt.datetime(2024, 1, 15), 18450.0, "Kestrel Logistics", None],
+          [dt.datetime(2024, 1, 16), 2300.5, "Globex", "late fee"],
+          [None, None, None, None],
+          ["2024-01-17", "=B2+B3", "Formula Corp", None]]
+
+
+def test_a_workbooks_rows_read_with_their_header_names_and_cite_their_sheet() -> None:
+    content = xlsx_bytes({"Ledger": LEDGER, "Empty": [], "Owners": [["Name"], ["Jane Doe"]]},
+                         title="Q1 ledger")
+    result = extract("xlsx", content, "ledger.xlsx")
+    assert result.title == "Q1 ledger" and result.extra == {"sheet_count": 3}
+    assert [(b.text, b.sheet, b.line_start, b.row) for b in result.blocks] == [
+        ("Date: 2024-01-15 · Amount: 18450 · Counterparty: Kestrel Logistics", "Ledger", 2, True),
+        ("Date: 2024-01-16 · Amount: 2300.5 · Counterparty: Globex · Note: late fee", "Ledger", 3,
+         True),
+        # a formula is never evaluated: a file written without cached results shows none
+        ("Date: 2024-01-17 · Counterparty: Formula Corp", "Ledger", 5, True),
+        ("Name: Jane Doe", "Owners", 2, True)]
+
+
+def test_a_csv_guesses_its_delimiter_and_names_unnamed_columns() -> None:
+    content = "id;amount;;memo\n1;10,000.00;x;wire to ACCT-998877\n2;5;;\n".encode()
+    result = extract("csv", content, "bank.csv")
+    assert [(b.text, b.line_start, b.sheet) for b in result.blocks] == [
+        ("id: 1 · amount: 10,000.00 · column C: x · memo: wire to ACCT-998877", 2, None),
+        ("id: 2 · amount: 5", 3, None)]
+
+
+def test_chunks_pack_whole_rows_overlap_by_rows_and_cite_them() -> None:
+    rows = [["n", "words"]] + [[i, " ".join(f"w{i}x{j}" for j in range(9))] for i in range(60)]
+    result = extract("xlsx", xlsx_bytes({"Big": rows}), "big.xlsx")
+    chunks = Chunker(whitespace_tokens, chunk_size=100, chunk_overlap=25).chunk(result)
+    assert len(chunks) > 5
+    texts = {b.line_start: b.text for b in result.blocks}
+    for c in chunks:
+        assert c.rows and c.sheet == "Big" and c.heading_path == ("Big",)
+        # whole rows, and exactly the rows it names
+        assert c.text == "\n\n".join(texts[r] for r in range(c.line_start, c.line_end + 1))
+        assert len(whitespace_tokens("Big\n\n" + c.text)) <= 100
+    for before, after in zip(chunks, chunks[1:], strict=False):
+        assert after.line_start <= before.line_end  # the next starts with the last row(s)
+        assert after.line_end > before.line_end
+
+
+def test_slides_are_pages_with_titles_bodies_and_speaker_notes() -> None:
+    content = pptx_bytes([("Quarterly review", "Revenue grew 12 %", "Mention the Kestrel deal"),
+                          ("Risks", "Supplier concentration", None)])
+    result = extract("pptx", content, "review.pptx")
+    assert result.page_count == 2 and result.title == "Quarterly review"
+    assert [(b.text, b.page, b.heading_path) for b in result.blocks] == [
+        ("Revenue grew 12 %", 1, ("Quarterly review",)),
+        ("Speaker notes: Mention the Kestrel deal", 1, ("Quarterly review",)),
+        ("Supplier concentration", 2, ("Risks",))]
+
+
+@pytest.mark.parametrize("kind, code", [("xlsx", "XLSX_CORRUPT"), ("pptx", "PPTX_CORRUPT")])
+def test_corrupt_office_files_fail_with_their_code(kind: str, code: str) -> None:
+    with pytest.raises(ExtractionError) as err:
+        extract(kind, b"PK\x03\x04 not really a zip", f"x.{kind}")
+    assert err.value.code == code
+
+
+def test_a_workbook_over_the_cell_bound_fails_with_the_reason(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from ingest.extract import sheets
+
+    monkeypatch.setattr(sheets, "MAX_CELLS", 5)
+    with pytest.raises(ExtractionError) as err:
+        extract("xlsx", xlsx_bytes({"Ledger": LEDGER}), "ledger.xlsx")
+    assert err.value.code == "SPREADSHEET_TOO_LARGE" and "more than 5 filled cells" in str(
+        err.value.message)
