@@ -16,12 +16,19 @@ SUPPORTED = {
     ".xlsx": ("xlsx", XLSX_MIME),
     ".csv": ("csv", "text/csv"),
     ".pptx": ("pptx", PPTX_MIME),
+    ".png": ("png", "image/png"),
+    ".jpg": ("jpg", "image/jpeg"), ".jpeg": ("jpg", "image/jpeg"),
+    ".tif": ("tiff", "image/tiff"), ".tiff": ("tiff", "image/tiff"),
 }
 KINDS = tuple(dict.fromkeys(kind for kind, _ in SUPPORTED.values()))
 # Kinds that are ZIPs of XML (Office Open XML): their bytes start as a ZIP's do
 ZIP_KINDS = frozenset({"docx", "xlsx", "pptx"})
+# Images (read by OCR): their bytes start with one of these
+IMAGE_MAGIC = {"png": (b"\x89PNG\r\n\x1a\n",), "jpg": (b"\xff\xd8\xff",),
+               "tiff": (b"II*\x00", b"MM\x00*")}
 # Kinds read as text: their bytes must not start like a binary format's
 TEXT_KINDS = frozenset({"html", "md", "txt", "csv"})
 LABELS = {"pdf": "a PDF", "docx": "a DOCX (ZIP) document", "html": "text (HTML)",
           "md": "text (Markdown)", "txt": "text", "xlsx": "an XLSX (ZIP) workbook",
-          "csv": "text (CSV)", "pptx": "a PPTX (ZIP) deck"}
+          "csv": "text (CSV)", "pptx": "a PPTX (ZIP) deck", "png": "a PNG image",
+          "jpg": "a JPEG image", "tiff": "a TIFF image"}

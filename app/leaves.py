@@ -32,7 +32,7 @@ STANDARD_TYPES = {
     "location.source": "string", "location.path": "string",
     "classification.status": "string", "classification.categories": "string",
     "quality.text_extraction": "string", "quality.ocr_used": "boolean",
-    "quality.warnings": "string",
+    "quality.warnings": "string", "quality.ocr_engine": "string",
 }
 
 

@@ -138,3 +138,16 @@ def strict_json_loads(raw: str) -> Any:
 def display_text(text: str, max_chars: int = 255) -> str:
     """A name safe to show: control characters and line breaks removed, length bounded."""
     return CONTROL.sub("", text).strip()[:max_chars]
+
+
+@dataclass(frozen=True)
+class OcrBounds:
+    """What OCR may spend on a document (EVIDENCE_INGEST__OCR_*: app/settings.py
+    IngestSettings.ocr; used by ingest/extract/ocr.py)."""
+
+    engine: str = "auto"  # auto (Tesseract if installed, else RapidOCR), tesseract, rapidocr, off
+    max_pages: int = 300  # pages read by OCR per document
+    page_seconds: float = 60.0
+    max_pixels: int = 60_000_000  # per image or rendered page (a 600 dpi A4 page is 35 M)
+    dpi: int = 200  # PDF pages are rendered at this resolution for OCR
+    low_confidence: float = 0.6  # pages under this mean word confidence are named in a warning

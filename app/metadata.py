@@ -31,7 +31,8 @@ def upload_metadata(*, filename: str, mime_type: str, size_bytes: int, sha256: s
 
 def completed_metadata(metadata: dict[str, Any], *, title: str | None, page_count: int | None,
                        chunk_count: int, char_count: int, warnings: list[str],
-                       extra: dict[str, Any]) -> dict[str, Any]:
+                       extra: dict[str, Any],
+                       quality: dict[str, Any] | None = None) -> dict[str, Any]:
     """The metadata of a published version: what extraction learned about the document."""
     done = {**metadata}
     document = {**metadata.get("document", {}), "title": title, "chunk_count": chunk_count,
@@ -41,5 +42,6 @@ def completed_metadata(metadata: dict[str, Any], *, title: str | None, page_coun
     done["document"] = {k: v for k, v in document.items() if v is not None}
     categories = metadata.get("classification", {}).get("categories", [])
     done["classification"] = {"status": "ready", "categories": categories}
-    done["quality"] = {"text_extraction": "native", "ocr_used": False, "warnings": warnings}
+    done["quality"] = {"text_extraction": "native", "ocr_used": False, **(quality or {}),
+                       "warnings": warnings}
     return done

@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from app.limits import MetadataLimits
+from app.limits import MetadataLimits, OcrBounds
 
 
 class _Group(BaseModel):
@@ -120,6 +120,18 @@ class IngestSettings(_Group):
     # Deleted documents' text leaves the embedded engine's segments by a compaction the worker
     # runs between jobs, at most this often (0: never). It holds the GIL ~1 s per 60k chunks.
     compact_interval_s: float = Field(60.0, ge=0)
+    # OCR of scanned PDF pages and images (ingest/extract/ocr.py): auto takes Tesseract where
+    # it is installed, else RapidOCR (a dependency); off fails images and leaves scans unread
+    ocr_engine: Literal["auto", "tesseract", "rapidocr", "off"] = "auto"
+    ocr_max_pages: int = Field(300, ge=1, le=100_000)
+    ocr_page_seconds: float = Field(60.0, gt=0)
+    ocr_max_pixels: int = Field(60_000_000, ge=100_000)
+    ocr_dpi: int = Field(200, ge=72, le=600)
+
+    def ocr(self) -> OcrBounds:
+        return OcrBounds(engine=self.ocr_engine, max_pages=self.ocr_max_pages,
+                         page_seconds=self.ocr_page_seconds, max_pixels=self.ocr_max_pixels,
+                         dpi=self.ocr_dpi)
 
 
 class LimitSettings(_Group):

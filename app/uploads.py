@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app.errors import BadRequest, PayloadTooLarge, UnsupportedMediaType
-from app.formats import LABELS, SUPPORTED, TEXT_KINDS, ZIP_KINDS
+from app.formats import IMAGE_MAGIC, LABELS, SUPPORTED, TEXT_KINDS, ZIP_KINDS
 from app.limits import MetadataLimits, check_metadata, check_text, display_text, strict_json_loads
 from app.metadata import upload_metadata
 from app.registry.documents import RegisteredUpload, register_upload, validate_document_id
@@ -79,6 +79,8 @@ def sniff(kind: str, content: bytes, filename: str) -> None:
         ok, found = b"%PDF-" in head[:1024], None
     elif kind in ZIP_KINDS:
         ok, found = head.startswith(b"PK\x03\x04"), None
+    elif kind in IMAGE_MAGIC:
+        ok, found = head.startswith(IMAGE_MAGIC[kind]), None
     else:
         assert kind in TEXT_KINDS, kind
         found = next((what for magic, what in BINARY_MAGIC.items() if head.startswith(magic)),

@@ -148,7 +148,7 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> in
     final_metadata = completed_metadata(
         loaded.metadata, title=prepared.title, page_count=prepared.page_count,
         chunk_count=len(chunks), char_count=prepared.char_count,
-        warnings=prepared.warnings, extra=prepared.extra)
+        warnings=prepared.warnings, extra=prepared.extra, quality=prepared.quality)
     meta, meta_bool = payload_meta(leaves_of(final_metadata, None))
     done = Progress.resumed(job.checkpoint, len(chunks))
     if done is None:  # a fresh start: whatever an earlier attempt wrote goes

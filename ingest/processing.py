@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from app.limits import OcrBounds
 from ingest.chunking import Chunk, Chunker
 from ingest.embedding import BatchEmbedder, EmbeddedBatch
 from ingest.extract import extract
@@ -43,6 +44,7 @@ class Prepared:
     warnings: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict, compare=False)  # metrics
+    quality: dict[str, Any] = field(default_factory=dict)  # canonical_metadata.quality's facts
 
 
 # A long step's progress: (done, total) pages while extracting; (done,) chunks while embedding
@@ -63,19 +65,21 @@ class Processor(Protocol):
 class InProcess:
     """The work in the calling thread (tests, and where no child is wanted)."""
 
-    def __init__(self, chunker: Chunker, embedder: BatchEmbedder) -> None:
-        self.chunker, self.embedder = chunker, embedder
+    def __init__(self, chunker: Chunker, embedder: BatchEmbedder,
+                 ocr: OcrBounds | None = None) -> None:
+        self.chunker, self.embedder, self.ocr = chunker, embedder, ocr or OcrBounds()
 
     def prepare(self, kind: str, content: bytes, filename: str,
                 on_progress: OnPages | None = None) -> Prepared:
         t0 = time.perf_counter()
-        extracted = extract(kind, content, filename, on_page=on_progress)
+        extracted = extract(kind, content, filename, on_page=on_progress, ocr=self.ocr)
         t1 = time.perf_counter()
         chunks = self.chunker.chunk(extracted, filename)
         return Prepared(chunks=chunks, title=extracted.title, page_count=extracted.page_count,
                         char_count=sum(len(b.text) for b in extracted.blocks),
                         warnings=list(extracted.warnings), extra=dict(extracted.extra),
-                        seconds={"extract": t1 - t0, "chunk": time.perf_counter() - t1})
+                        seconds={"extract": t1 - t0, "chunk": time.perf_counter() - t1},
+                        quality=dict(extracted.quality))
 
     def embed(self, texts: Sequence[str], raw_texts: Sequence[str],
               on_progress: OnChunks | None = None) -> EmbeddedBatch:
@@ -97,6 +101,7 @@ class ChildSpec:
     max_chunks: int
     entities: bool = True
     niceness: int = 10
+    ocr: OcrBounds = field(default_factory=OcrBounds)
 
 
 _CHILD: dict[str, Any] = {}
@@ -125,7 +130,8 @@ def _start_child(spec: ChildSpec, progress: Any = None) -> None:
     chunker = Chunker(models.count_tokens, spec.chunk_size, spec.chunk_overlap, spec.max_chunks)
     entities = (EntityExtractor(models.spacy_path)
                 if spec.entities and models.spacy_path is not None else None)
-    _CHILD["work"] = InProcess(chunker, BatchEmbedder(models.dense, models.sparse, entities))
+    _CHILD["work"] = InProcess(chunker, BatchEmbedder(models.dense, models.sparse, entities),
+                               spec.ocr)
     _CHILD["progress"] = progress
 
 

@@ -22,13 +22,13 @@ def build_deps(runtime: Runtime, *, entities: bool = True) -> IngestDeps:
             batch_size=runtime.settings.models.embed_batch_size,
             threads=runtime.settings.models.threads, chunk_size=ingest.chunk_size,
             chunk_overlap=ingest.chunk_overlap, max_chunks=ingest.max_chunks,
-            entities=entities))
+            entities=entities, ocr=ingest.ocr()))
     else:
         chunker = Chunker(models.count_tokens, chunk_size=ingest.chunk_size,
                           chunk_overlap=ingest.chunk_overlap, max_chunks=ingest.max_chunks)
         processor = InProcess(chunker, BatchEmbedder(
             models.dense, models.sparse, EntityExtractor(models.spacy_path)
-            if entities and models.spacy_path is not None else None))
+            if entities and models.spacy_path is not None else None), ingest.ocr())
     return IngestDeps(sessions=runtime.sessions, store=runtime.store, processor=processor,
                       write_batch=ingest.write_batch, keep_superseded=ingest.keep_superseded)
 

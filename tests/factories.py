@@ -84,3 +84,44 @@ def pptx_bytes(slides: list[tuple[str, str, str | None]]) -> bytes:
     buf = io.BytesIO()
     deck.save(buf)
     return buf.getvalue()
+
+
+def scan_image(lines: list[str], size: tuple[int, int] = (1700, 2200), blur: float = 1.0,
+               angle: float = 0.8, mode: str = "L"):  # type: ignore[no-untyped-def]
+    """A page as a scanner makes it: black text on white at ~200 dpi, slightly rotated and
+    blurred."""
+    from PIL import Image, ImageDraw, ImageFilter, ImageFont
+
+    image = Image.new("L", size, 255)
+    draw = ImageDraw.Draw(image)
+    try:
+        font = ImageFont.truetype("DejaVuSans.ttf", 40)
+    except OSError:
+        font = ImageFont.load_default(size=40)
+    for i, line in enumerate(lines):
+        draw.text((150, 200 + i * 90), line, fill=0, font=font)
+    image = image.rotate(angle, fillcolor=255).filter(ImageFilter.GaussianBlur(blur))
+    return image.convert(mode)
+
+
+def image_bytes(image, fmt: str, **save: object) -> bytes:  # type: ignore[no-untyped-def]
+    buf = io.BytesIO()
+    image.save(buf, format=fmt, **save)
+    return buf.getvalue()
+
+
+def scanned_pdf(pages: list[object]) -> bytes:
+    """A PDF whose pages are images (a scan: no text layer) or, for a str, born-digital text."""
+    from reportlab.lib.utils import ImageReader
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(612, 792))
+    for page in pages:
+        if isinstance(page, str):
+            c.drawString(72, 720, page)
+        else:
+            c.drawImage(ImageReader(page), 0, 0, width=612, height=792)
+        c.showPage()
+    c.save()
+    return buf.getvalue()

@@ -115,9 +115,14 @@ class ClassificationMetadata(_MetadataGroup):
 
 
 class QualityMetadata(_MetadataGroup):
-    text_extraction: str | None = Field(None, description="pending, then native")
+    text_extraction: str | None = Field(
+        None, description="pending, then native (a text layer), ocr (every page read by OCR) "
+                          "or mixed (some pages by OCR)")
     ocr_used: bool | None = None
-    warnings: list[str] | None = None
+    ocr_engine: str | None = Field(None, description="The OCR engine that ran, with its "
+                                   "version (tesseract 5.3.0, rapidocr 1.4.4)")
+    warnings: list[str] | None = Field(None, description="What extraction could not do well: "
+                                       "pages without text, pages OCR read with low confidence")
 
 
 class CanonicalMetadata(BaseModel):

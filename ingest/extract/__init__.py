@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from app.errors import ExtractionError
+from app.limits import OcrBounds
 from ingest.extract.types import Block, ExtractedText
 
 __all__ = ["Block", "ExtractedText", "extract"]
@@ -13,8 +14,8 @@ __all__ = ["Block", "ExtractedText", "extract"]
 OnPage = Callable[[int, int], None]
 
 
-def extract(kind: str, content: bytes, filename: str,
-            on_page: OnPage | None = None) -> ExtractedText:
+def extract(kind: str, content: bytes, filename: str, on_page: OnPage | None = None,
+            ocr: OcrBounds | None = None) -> ExtractedText:
     """Extract text; raises ExtractionError (permanent) for empty, corrupt or encrypted files."""
     if not content:
         raise ExtractionError(f"{filename} is empty (0 bytes)")
@@ -34,10 +35,12 @@ def extract(kind: str, content: bytes, filename: str,
         from ingest.extract.sheets import extract_csv as fn
     elif kind == "pptx":
         from ingest.extract.slides import extract_pptx as fn
+    elif kind in ("png", "jpg", "tiff"):
+        from ingest.extract.images import extract_image as fn
     else:
         raise ExtractionError(f"no extractor for kind {kind!r}")
-    extracted = (fn(content, filename, on_page=on_page) if kind == "pdf"
-                 else fn(content, filename))
+    extracted = (fn(content, filename, on_page=on_page, ocr=ocr)
+                 if kind in ("pdf", "png", "jpg", "tiff") else fn(content, filename))
     if not any(b.text.strip() for b in extracted.blocks):
         why = "; ".join(extracted.warnings)
         raise ExtractionError(f"{filename}: no text could be extracted"

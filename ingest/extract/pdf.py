@@ -4,13 +4,41 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
+from typing import Any
 
 from app.errors import ExtractionError
+from app.limits import OcrBounds
+from ingest.extract.ocr import OcrReport, engine_for, read_page
 from ingest.extract.types import Block, ExtractedText
+
+# A page's text layer is usable when it holds this many characters, most of them letters,
+# digits, spaces or common punctuation (pdfminer writes "(cid:12)" for glyphs it cannot map)
+MIN_TEXT_CHARS = 20
+MIN_READABLE_SHARE = 0.6
+
+
+def usable_text(text: str) -> bool:
+    """Whether a page's text layer says something, rather than nothing or glyph garbage."""
+    stripped = text.strip()
+    if len(stripped) < MIN_TEXT_CHARS:
+        return False
+    garbage = stripped.count("(cid:") * 8 + stripped.count("\ufffd")
+    readable = sum(1 for ch in stripped if ch.isalnum() or ch.isspace() or ch in ".,;:-'\"()$%€£/")
+    return (readable - garbage) / len(stripped) >= MIN_READABLE_SHARE
+
+
+def _render(page: Any, settings: OcrBounds) -> Any:
+    """The page as an image at the OCR resolution, lowered to stay within the pixel bound."""
+    dpi = settings.dpi
+    pixels = (float(page.width) / 72 * dpi) * (float(page.height) / 72 * dpi)
+    if pixels > settings.max_pixels:
+        dpi = int(dpi * (settings.max_pixels / pixels) ** 0.5)
+    return page.to_image(resolution=max(dpi, 36)).original
 
 
 def extract_pdf(content: bytes, filename: str,
-                on_page: Callable[[int, int], None] | None = None) -> ExtractedText:
+                on_page: Callable[[int, int], None] | None = None,
+                ocr: OcrBounds | None = None) -> ExtractedText:
     import pdfplumber
     from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
     from pdfplumber.utils.exceptions import PdfminerException
@@ -29,16 +57,36 @@ def extract_pdf(content: bytes, filename: str,
                               code="PDF_CORRUPT") from None
     blocks: list[Block] = []
     warnings: list[str] = []
+    settings = ocr or OcrBounds()
+    engine = engine_for(settings.engine)
+    report = OcrReport(engine.name if engine else "", [], [])
+    native = 0
     try:
         with pdf:
             meta = pdf.metadata or {}
             for number, page in enumerate(pdf.pages, start=1):
                 text = (page.extract_text() or "").strip()
-                if text:
+                if usable_text(text):  # born-digital: never OCRed
                     blocks.append(Block(text=text, page=number))
+                    native += 1
+                elif engine is None:
+                    if text:
+                        blocks.append(Block(text=text, page=number))
+                    warnings.append(f"page {number} has no usable text layer (scanned "
+                                    "image?); no OCR engine is available "
+                                    f"(EVIDENCE_INGEST__OCR_ENGINE={settings.engine}), so it is "
+                                    "not searchable")
                 else:
-                    warnings.append(f"page {number} has no text layer (scanned image?); "
-                                    "OCR is not available, so it is not searchable")
+                    if len(report.pages) >= settings.max_pages:
+                        raise ExtractionError(
+                            f"{filename} has more than {settings.max_pages:,} pages without a "
+                            "text layer; OCR reads at most that many per document "
+                            "(EVIDENCE_INGEST__OCR_MAX_PAGES): split the scan",
+                            code="OCR_TOO_MANY_PAGES")
+                    read = read_page(engine, _render(page, settings), number, settings,
+                                     report, filename)
+                    if read or text:
+                        blocks.append(Block(text=read or text, page=number))
                 if on_page is not None:
                     on_page(number, len(pdf.pages))
             page_count = len(pdf.pages)
@@ -50,7 +98,12 @@ def extract_pdf(content: bytes, filename: str,
     title = meta.get("Title") if isinstance(meta.get("Title"), str) else None
     if title and title.strip().lower() in ("untitled", "untitled document", "microsoft word"):
         title = None  # placeholders some writers put there
+    quality: dict[str, object] = {"text_extraction": "native", "ocr_used": False}
+    if report.pages:
+        quality = {"text_extraction": "mixed" if native else "ocr", "ocr_used": True,
+                   "ocr_engine": report.engine}
+        warnings.extend(report.warnings(settings.low_confidence))
     return ExtractedText(blocks=blocks, title=title or None, page_count=page_count,
-                         warnings=warnings,
+                         warnings=warnings, quality=quality,
                          extra={k.lower(): v for k, v in meta.items()
                                 if k in ("Author", "Subject") and isinstance(v, str) and v})

@@ -27,6 +27,10 @@ class ExtractedText:
     page_count: int | None = None
     warnings: list[str] = field(default_factory=list)
     extra: dict[str, object] = field(default_factory=dict)
+    # canonical_metadata.quality as extraction found it: text_extraction native | ocr | mixed,
+    # ocr_used, and ocr_engine when OCR ran
+    quality: dict[str, object] = field(default_factory=lambda: {
+        "text_extraction": "native", "ocr_used": False})
 
 
 def decode_text(content: bytes) -> str:

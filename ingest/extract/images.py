@@ -1,0 +1,52 @@
+"""Photos and scans (.png, .jpg/.jpeg, .tif/.tiff, multi-page TIFF) read by OCR
+(ingest/extract/ocr.py): one page per image frame."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from app.errors import ExtractionError
+from app.limits import OcrBounds
+from ingest.extract.ocr import (
+    OcrReport,
+    check_pixels,
+    open_image_bounded,
+    read_page,
+    require_engine,
+)
+from ingest.extract.types import Block, ExtractedText
+
+
+def extract_image(content: bytes, filename: str, on_page: Callable[[int, int], None] | None = None,
+                  ocr: OcrBounds | None = None) -> ExtractedText:
+    from PIL import ImageSequence
+
+    settings = ocr or OcrBounds()
+    engine = require_engine(settings, filename)
+    image = open_image_bounded(content, filename, settings.max_pixels)
+    frames = int(getattr(image, "n_frames", 1) or 1)
+    if frames > settings.max_pages:
+        raise ExtractionError(f"{filename} has {frames:,} pages; OCR reads at most "
+                              f"{settings.max_pages:,} per document "
+                              "(EVIDENCE_INGEST__OCR_MAX_PAGES)", code="OCR_TOO_MANY_PAGES")
+    report = OcrReport(engine.name, [], [])
+    blocks: list[Block] = []
+    try:
+        for number, frame in enumerate(ImageSequence.Iterator(image), start=1):
+            check_pixels(frame.size, filename, settings.max_pixels)
+            text = read_page(engine, frame.convert("RGB"), number, settings, report, filename)
+            if text:
+                blocks.append(Block(text=text, page=number))
+            if on_page is not None:
+                on_page(number, frames)
+    except ExtractionError:
+        raise
+    except (OSError, ValueError, SyntaxError) as exc:  # Pillow on a truncated or broken file
+        raise ExtractionError(f"{filename}: the image could not be decoded "
+                              f"({type(exc).__name__}: {exc})", code="IMAGE_CORRUPT") from None
+    warnings = report.warnings(settings.low_confidence)
+    if not blocks:
+        warnings.append(f"OCR ({engine.name}) found no text in {filename}")
+    return ExtractedText(blocks=blocks, page_count=frames, warnings=warnings,
+                         quality={"text_extraction": "ocr", "ocr_used": True,
+                                  "ocr_engine": engine.name})

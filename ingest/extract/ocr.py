@@ -1,0 +1,215 @@
+"""OCR for scanned PDF pages and images: Tesseract where it is installed, RapidOCR (PP-OCRv4 on
+onnxruntime, models inside its PyPI wheel) everywhere else, so a fresh machine reads scans after
+the README's own set-up. Which engine ran is said in ``quality.ocr_engine``.
+
+Chosen by measurement (docs/BENCHMARKS.md, bench/ocr_quality.py on generated scanned pages):
+Tesseract reads them with fewer errors in less time where it exists; RapidOCR is the engine that
+installs from a package registry alone.
+
+Bounded, in the niced child like all extraction: pixels per image (a decompression bomb fails
+before it is decoded), pages per document, seconds per page (Tesseract is stopped at the bound;
+RapidOCR, in-process, fails the page once it has overrun). A document that hits a bound fails
+alone with the bound in its reason.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Protocol
+
+from app.errors import ExtractionError
+from app.limits import OcrBounds
+
+
+@dataclass(frozen=True)
+class OcrPage:
+    text: str
+    confidence: float  # mean word confidence, 0..1 (1 when nothing was read)
+
+
+class OcrEngine(Protocol):
+    name: str  # with its version, e.g. "tesseract 5.3.0"
+
+    def read(self, image: Any, timeout_s: float) -> OcrPage: ...
+
+
+class OcrFailed(ExtractionError):
+    code = "OCR_FAILED"
+
+
+class Tesseract:
+    """The ``tesseract`` command (Debian's tesseract-ocr), English, words with confidences
+    (TSV), lines and paragraphs as it found them."""
+
+    def __init__(self, binary: str) -> None:
+        self.binary = binary
+        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30)
+        version = (out.stdout or out.stderr).split()[1] if (out.stdout or out.stderr) else "?"
+        self.name = f"tesseract {version}"
+
+    def read(self, image: Any, timeout_s: float) -> OcrPage:
+        buf = io.BytesIO()
+        image.save(buf, format="PNG")
+        try:
+            out = subprocess.run([self.binary, "stdin", "stdout", "-l", "eng", "--psm", "3",
+                                  "tsv"], input=buf.getvalue(), capture_output=True,
+                                 timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            raise _timeout(timeout_s) from None
+        if out.returncode != 0:
+            raise OcrFailed(f"tesseract failed: {out.stderr.decode(errors='replace')[:300]}")
+        return _from_tsv(out.stdout.decode("utf-8", errors="replace"))
+
+
+def _from_tsv(tsv: str) -> OcrPage:
+    lines: dict[tuple[int, int, int], list[str]] = {}
+    confidences = []
+    for row in tsv.splitlines()[1:]:
+        cols = row.split("\t")
+        if len(cols) < 12 or cols[0] != "5" or not cols[11].strip():
+            continue
+        key = (int(cols[2]), int(cols[3]), int(cols[4]))  # block, paragraph, line
+        lines.setdefault(key, []).append(cols[11].strip())
+        if float(cols[10]) >= 0:
+            confidences.append(float(cols[10]) / 100)
+    paragraphs: dict[tuple[int, int], list[str]] = {}
+    for (block, par, _line), words in lines.items():
+        paragraphs.setdefault((block, par), []).append(" ".join(words))
+    text = "\n\n".join("\n".join(p) for p in paragraphs.values())
+    return OcrPage(text, sum(confidences) / len(confidences) if confidences else 1.0)
+
+
+class RapidOcr:
+    """RapidOCR (rapidocr-onnxruntime): text boxes joined into lines top to bottom, left to
+    right; a box's own score is its confidence."""
+
+    def __init__(self) -> None:
+        from importlib.metadata import version
+
+        from rapidocr_onnxruntime import RapidOCR
+
+        self._engine = RapidOCR()
+        self.name = f"rapidocr {version('rapidocr-onnxruntime')}"
+
+    def read(self, image: Any, timeout_s: float) -> OcrPage:
+        import numpy as np
+
+        t0 = time.monotonic()
+        result, _ = self._engine(np.asarray(image.convert("RGB")))
+        if time.monotonic() - t0 > timeout_s:
+            raise _timeout(timeout_s)
+        return _from_boxes(result or [])
+
+
+def _from_boxes(boxes: list) -> OcrPage:
+    """Boxes ([corners, text, score]) as lines: a box whose vertical middle falls within the
+    current line's height joins it."""
+    items = sorted(((min(p[1] for p in b[0]), max(p[1] for p in b[0]), min(p[0] for p in b[0]),
+                     str(b[1]), float(b[2])) for b in boxes if str(b[1]).strip()))
+    lines: list[list[tuple[float, str]]] = []
+    bottom = float("-inf")
+    for top, low, left, text, _score in items:
+        if lines and (top + low) / 2 <= bottom:
+            lines[-1].append((left, text))
+            bottom = max(bottom, low)
+        else:
+            lines.append([(left, text)])
+            bottom = low
+    text = "\n".join(" ".join(t for _, t in sorted(line)) for line in lines)
+    scores = [i[4] for i in items]
+    return OcrPage(text, sum(scores) / len(scores) if scores else 1.0)
+
+
+class OcrTimeout(ExtractionError):
+    code = "OCR_TIMEOUT"
+
+
+def _timeout(seconds: float) -> OcrTimeout:
+    return OcrTimeout(f"it took more than {seconds:g} s to read by OCR "
+                      "(EVIDENCE_INGEST__OCR_PAGE_SECONDS); save the scan at a lower "
+                      "resolution or raise the bound")
+
+
+@lru_cache(maxsize=4)
+def engine_for(choice: str) -> OcrEngine | None:
+    """The engine ``choice`` names, once per process; None when OCR is off or not installed."""
+    if choice == "off":
+        return None
+    binary = shutil.which("tesseract")
+    if choice in ("auto", "tesseract") and binary:
+        return Tesseract(binary)
+    if choice == "tesseract":
+        return None
+    try:
+        return RapidOcr()
+    except ImportError:
+        return None
+
+
+def open_image_bounded(data: bytes, filename: str, max_pixels: int) -> Any:
+    """A PIL image whose size was checked before a pixel was decoded."""
+    from PIL import Image, UnidentifiedImageError
+
+    Image.MAX_IMAGE_PIXELS = None  # our own bound, below, with a reason a person can act on
+    try:
+        image = Image.open(io.BytesIO(data))
+    except (UnidentifiedImageError, OSError, ValueError) as exc:
+        raise ExtractionError(f"{filename} is not a readable image ({type(exc).__name__}); "
+                              "it may be corrupt", code="IMAGE_CORRUPT") from None
+    check_pixels(image.size, filename, max_pixels)
+    return image
+
+
+def check_pixels(size: tuple[int, int], filename: str, max_pixels: int) -> None:
+    width, height = size
+    if width * height > max_pixels:
+        raise ExtractionError(
+            f"{filename}: an image of {width:,} × {height:,} pixels is over the "
+            f"{max_pixels:,}-pixel bound (EVIDENCE_INGEST__OCR_MAX_PIXELS): a decompression "
+            "bomb, or a scan to save at a lower resolution", code="IMAGE_TOO_LARGE")
+
+
+@dataclass
+class OcrReport:
+    """What OCR did to a document, for ``quality`` and its warnings."""
+
+    engine: str
+    pages: list[int]
+    low: list[tuple[int, float]]
+
+    def warnings(self, threshold: float) -> list[str]:
+        if not self.low:
+            return []
+        pages = ", ".join(f"{p} ({c:.2f})" for p, c in self.low)
+        return [f"page{'s' if len(self.low) > 1 else ''} {pages} read by OCR ({self.engine}) "
+                f"with low confidence (mean word confidence under {threshold:g}): check the "
+                "text against the scan"]
+
+
+def require_engine(settings: OcrBounds, filename: str) -> OcrEngine:
+    engine = engine_for(settings.engine)
+    if engine is None:
+        raise ExtractionError(
+            f"{filename} needs OCR and no OCR engine is available (EVIDENCE_INGEST__OCR_ENGINE="
+            f"{settings.engine}); install Debian's tesseract-ocr or pip's rapidocr-onnxruntime",
+            code="OCR_UNAVAILABLE")
+    return engine
+
+
+def read_page(engine: OcrEngine, image: Any, page: int, settings: OcrBounds,
+              report: OcrReport, filename: str) -> str:
+    """One page's text by OCR, recorded in ``report``; the bound's failure names the page."""
+    try:
+        result = engine.read(image, settings.page_seconds)
+    except ExtractionError as exc:
+        raise ExtractionError(f"{filename}, page {page}: {exc.message}",
+                              code=exc.code) from None
+    report.pages.append(page)
+    if result.text.strip() and result.confidence < settings.low_confidence:
+        report.low.append((page, round(result.confidence, 2)))
+    return result.text.strip()

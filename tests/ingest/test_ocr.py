@@ -1,0 +1,146 @@
+"""OCR of scans and photos, with pages generated in code: both engines, quality telling the
+truth, born-digital pages never OCRed, and every bound failing the document alone with a reason."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from app.errors import ExtractionError
+from app.limits import OcrBounds
+from ingest.extract import extract
+from ingest.extract.ocr import _from_boxes, _from_tsv, engine_for
+from tests.factories import image_bytes, scan_image, scanned_pdf
+
+INVOICE = ["INVOICE 2024-0117", "Kestrel Logistics Ltd", "Amount due: $18,450.00",
+           "Reference TXN-2024-001"]
+ENGINES = [pytest.param("tesseract", marks=pytest.mark.skipif(
+    shutil.which("tesseract") is None, reason="Debian's tesseract-ocr is not installed")),
+    "rapidocr"]
+
+
+def test_tesseract_words_become_lines_and_paragraphs_with_their_confidence() -> None:
+    head = "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tl\tt\tw\th\tconf\ttext"
+    rows = [("5", 1, 1, 1, "96", "Amount"), ("5", 1, 1, 1, "90", "due"),
+            ("5", 1, 1, 2, "50", "$18,450.00"), ("4", 1, 1, 2, "-1", ""),
+            ("5", 2, 1, 1, "80", "Kestrel")]
+    tsv = "\n".join([head] + [f"{lv}\t1\t{b}\t{p}\t{ln}\t1\t0\t0\t0\t0\t{c}\t{t}"
+                              for lv, b, p, ln, c, t in rows])
+    page = _from_tsv(tsv)
+    assert page.text == "Amount due\n$18,450.00\n\nKestrel"
+    assert page.confidence == pytest.approx((0.96 + 0.90 + 0.50 + 0.80) / 4)
+
+
+def test_rapidocr_boxes_on_one_height_join_left_to_right() -> None:
+    def box(x: int, y: int, text: str, score: float) -> list:
+        return [[[x, y], [x + 100, y], [x + 100, y + 40], [x, y + 40]], text, score]
+
+    page = _from_boxes([box(300, 102, "due:", 0.9), box(100, 100, "Amount", 0.8),
+                        box(100, 200, "Kestrel", 0.7)])
+    assert page.text == "Amount due:\nKestrel"
+    assert page.confidence == pytest.approx(0.8)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_scanned_photo_is_read_line_by_line_and_says_which_engine_ran(engine: str) -> None:
+    content = image_bytes(scan_image(INVOICE), "PNG")
+    result = extract("png", content, "scan.png", ocr=OcrBounds(engine=engine))
+    text = " ".join(b.text for b in result.blocks)
+    for word in ("Kestrel", "$18,450.00", "TXN-2024-001"):
+        assert word in text, (engine, text)
+    assert result.quality == {"text_extraction": "ocr", "ocr_used": True,
+                              "ocr_engine": engine_for(engine).name}  # type: ignore[union-attr]
+    assert [b.page for b in result.blocks] == [1]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_multi_page_tiff_and_a_jpeg_keep_their_pages(engine: str) -> None:
+    pages = [scan_image(["Page one: warehouse lease"]), scan_image(["Page two: Globex payroll"])]
+    tiff = image_bytes(pages[0], "TIFF", save_all=True, append_images=pages[1:])
+    result = extract("tiff", tiff, "scan.tif", ocr=OcrBounds(engine=engine))
+    assert result.page_count == 2
+    assert [("lease" in b.text, "payroll" in b.text, b.page) for b in result.blocks] == [
+        (True, False, 1), (False, True, 2)]
+    jpeg = image_bytes(scan_image(["Receipt from Zephyr Cafe"]).convert("RGB"), "JPEG")
+    assert "Zephyr" in extract("jpg", jpeg, "r.jpg", ocr=OcrBounds(engine=engine)).blocks[0].text
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_pdf_reads_its_text_layer_and_ocrs_only_its_scanned_pages(engine: str) -> None:
+    pdf = scanned_pdf(["Board minutes: the audit committee met on the fifth of March.",
+                       scan_image(INVOICE)])
+    result = extract("pdf", pdf, "mixed.pdf", ocr=OcrBounds(engine=engine))
+    assert [b.page for b in result.blocks] == [1, 2]
+    assert result.blocks[0].text.startswith("Board minutes")
+    assert "Kestrel" in result.blocks[1].text
+    assert result.quality["text_extraction"] == "mixed" and result.quality["ocr_used"] is True
+    only_scans = extract("pdf", scanned_pdf([scan_image(INVOICE)]), "scan.pdf",
+                         ocr=OcrBounds(engine=engine))
+    assert only_scans.quality["text_extraction"] == "ocr"
+
+
+def test_a_born_digital_pdf_is_never_ocred(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ingest.extract import ocr
+
+    monkeypatch.setattr(ocr, "read_page", lambda *a, **k: pytest.fail("OCR ran"))
+    pdf = scanned_pdf(["The quarterly budget report shows a deficit in the Apollo project."])
+    result = extract("pdf", pdf, "digital.pdf", ocr=OcrBounds(engine="rapidocr"))
+    assert result.quality == {"text_extraction": "native", "ocr_used": False}
+
+
+def test_garbage_text_layers_count_as_none() -> None:
+    from ingest.extract.pdf import usable_text
+
+    assert usable_text("The quarterly budget report shows a deficit.")
+    assert not usable_text("(cid:12)(cid:7)(cid:44)(cid:9)(cid:3)(cid:18)(cid:21)(cid:5)")
+    assert not usable_text("  7  ")  # a page number alone is no text layer
+
+
+def test_low_confidence_pages_are_named_in_a_warning() -> None:
+    blurred = scan_image(INVOICE, blur=3.2)
+    result = extract("png", image_bytes(blurred, "PNG"), "blurred.png",
+                     ocr=OcrBounds(engine="rapidocr", low_confidence=0.999))
+    assert result.warnings and result.warnings[0].startswith("page 1 (0.")
+    assert "low confidence" in result.warnings[0]
+
+
+def test_a_decompression_bomb_fails_before_it_is_decoded() -> None:
+    from PIL import Image
+
+    bomb = image_bytes(Image.new("1", (30_000, 30_000), 1), "PNG")  # ~100 KB, 900 M pixels
+    assert len(bomb) < 2_000_000
+    with pytest.raises(ExtractionError) as err:
+        extract("png", bomb, "bomb.png", ocr=OcrBounds(engine="rapidocr"))
+    assert err.value.code == "IMAGE_TOO_LARGE" and "30,000 × 30,000" in err.value.message
+
+
+def test_too_many_pages_and_a_slow_page_fail_with_the_bound(monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    pages = [scan_image([f"page {i}"], size=(400, 300)) for i in range(3)]
+    tiff = image_bytes(pages[0], "TIFF", save_all=True, append_images=pages[1:])
+    with pytest.raises(ExtractionError) as err:
+        extract("tiff", tiff, "long.tif", ocr=OcrBounds(engine="rapidocr", max_pages=2))
+    assert err.value.code == "OCR_TOO_MANY_PAGES" and "at most 2" in err.value.message
+    with pytest.raises(ExtractionError) as err:
+        extract("pdf", scanned_pdf(pages), "long.pdf",
+                ocr=OcrBounds(engine="rapidocr", max_pages=2))
+    assert err.value.code == "OCR_TOO_MANY_PAGES"
+    with pytest.raises(ExtractionError) as err:
+        extract("png", image_bytes(scan_image(INVOICE), "PNG"), "slow.png",
+                ocr=OcrBounds(engine="rapidocr", page_seconds=1e-6))
+    assert err.value.code == "OCR_TIMEOUT" and "slow.png, page 1" in err.value.message
+
+
+def test_a_corrupt_image_and_ocr_off_fail_with_a_reason() -> None:
+    with pytest.raises(ExtractionError) as err:
+        extract("png", b"\x89PNG\r\n\x1a\n broken", "broken.png", ocr=OcrBounds(engine="rapidocr"))
+    assert err.value.code == "IMAGE_CORRUPT"
+    with pytest.raises(ExtractionError) as err:
+        extract("png", image_bytes(scan_image(INVOICE), "PNG"), "scan.png",
+                ocr=OcrBounds(engine="off"))
+    assert err.value.code == "OCR_UNAVAILABLE" and "rapidocr-onnxruntime" in err.value.message
+    with pytest.raises(ExtractionError) as err:  # a scan with OCR off: nothing to index
+        extract("pdf", scanned_pdf([scan_image(INVOICE)]), "scan.pdf",
+                ocr=OcrBounds(engine="off"))
+    assert "no OCR engine is available (EVIDENCE_INGEST__OCR_ENGINE=off)" in err.value.message
