@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.factories import pptx_bytes, xlsx_bytes
+from tests.factories import image_bytes, pptx_bytes, scan_image, scanned_pdf, xlsx_bytes
 from tests.fakes import fake_models
 from tests.service import Service, running_service
 
@@ -26,6 +26,12 @@ def svc(tmp_path_factory: pytest.TempPathFactory) -> Service:
         s.ingest("review.pptx", pptx_bytes([("Review", "Revenue grew", None),
                                             ("Risks", "Supplier quixotic", "say marmalade")]),
                  document_id="deck")
+        s.ingest("scan.pdf", scanned_pdf(["Cover letter for the lease renewal.",
+                                          scan_image(["INVOICE 2024-0117", "Ostrava Freight",
+                                                      "Amount due: $18,450.00"])]),
+                 document_id="scan")
+        s.ingest("receipt.png", image_bytes(scan_image(["Receipt", "Zephyr Cafe espresso"]),
+                                            "PNG"), document_id="photo")
         yield s
 
 
@@ -63,7 +69,26 @@ def test_a_slide_and_its_notes_are_found_on_their_page(svc: Service) -> None:
     assert (doc["kind"], doc["title"]) == ("pptx", "Review")
 
 
+def test_a_scanned_page_and_a_photo_are_found_with_their_page_and_honest_quality(
+        svc: Service) -> None:
+    row = _first(svc, "Ostrava")
+    assert row["document_version"]["document_id"] == "scan"
+    assert row["content_evidence"]["items"][0]["page"] == 2
+    quality = row["canonical_metadata"]["quality"]
+    assert (quality["text_extraction"], quality["ocr_used"]) == ("mixed", True)
+    assert quality["ocr_engine"].split()[0] in ("tesseract", "rapidocr")
+    photo = _first(svc, "Zephyr")
+    assert photo["document_version"]["document_id"] == "photo"
+    assert photo["content_evidence"]["items"][0]["page"] == 1
+    assert photo["canonical_metadata"]["quality"]["text_extraction"] == "ocr"
+    assert photo["canonical_metadata"]["document"]["kind"] == "png"
+    # the born-digital neighbour is what it was
+    digital = _first(svc, "Kestrel")["canonical_metadata"]["quality"]
+    assert (digital["text_extraction"], digital["ocr_used"]) == ("native", False)
+
+
 @pytest.mark.parametrize("name, content", [
+    ("fake.png", b"GIF89a not a png"), ("fake.tif", b"%PDF-1.4"),
     ("fake.xlsx", b"date,amount\n1,2\n"), ("fake.pptx", b"%PDF-1.4 not a deck"),
     ("photo.csv", b"\x89PNG\r\n\x1a\n rest of an image")])
 def test_bytes_that_contradict_the_extension_are_refused(svc: Service, name: str,
