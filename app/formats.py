@@ -19,6 +19,8 @@ SUPPORTED = {
     ".png": ("png", "image/png"),
     ".jpg": ("jpg", "image/jpeg"), ".jpeg": ("jpg", "image/jpeg"),
     ".tif": ("tiff", "image/tiff"), ".tiff": ("tiff", "image/tiff"),
+    ".eml": ("eml", "message/rfc822"),
+    ".msg": ("msg", "application/vnd.ms-outlook"),
 }
 KINDS = tuple(dict.fromkeys(kind for kind, _ in SUPPORTED.values()))
 # Kinds that are ZIPs of XML (Office Open XML): their bytes start as a ZIP's do
@@ -26,9 +28,12 @@ ZIP_KINDS = frozenset({"docx", "xlsx", "pptx"})
 # Images (read by OCR): their bytes start with one of these
 IMAGE_MAGIC = {"png": (b"\x89PNG\r\n\x1a\n",), "jpg": (b"\xff\xd8\xff",),
                "tiff": (b"II*\x00", b"MM\x00*")}
+# Outlook's .msg is an OLE compound file
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 # Kinds read as text: their bytes must not start like a binary format's
-TEXT_KINDS = frozenset({"html", "md", "txt", "csv"})
+TEXT_KINDS = frozenset({"html", "md", "txt", "csv", "eml"})
 LABELS = {"pdf": "a PDF", "docx": "a DOCX (ZIP) document", "html": "text (HTML)",
           "md": "text (Markdown)", "txt": "text", "xlsx": "an XLSX (ZIP) workbook",
           "csv": "text (CSV)", "pptx": "a PPTX (ZIP) deck", "png": "a PNG image",
-          "jpg": "a JPEG image", "tiff": "a TIFF image"}
+          "jpg": "a JPEG image", "tiff": "a TIFF image", "eml": "text (an e-mail)",
+          "msg": "an Outlook (OLE) message"}

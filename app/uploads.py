@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app.errors import BadRequest, PayloadTooLarge, UnsupportedMediaType
-from app.formats import IMAGE_MAGIC, LABELS, SUPPORTED, TEXT_KINDS, ZIP_KINDS
+from app.formats import IMAGE_MAGIC, LABELS, OLE_MAGIC, SUPPORTED, TEXT_KINDS, ZIP_KINDS
 from app.limits import MetadataLimits, check_metadata, check_text, display_text, strict_json_loads
 from app.metadata import upload_metadata
 from app.registry.documents import RegisteredUpload, register_upload, validate_document_id
@@ -32,6 +32,20 @@ BINARY_MAGIC = {
 }
 
 
+
+
+def check_file(filename: str, content: bytes, settings: IngestSettings) -> str:
+    """The checks of an upload's bytes alone (type, size, content): its kind, or the 4xx."""
+    kind, _mime = detect_kind(filename)
+    if len(content) > settings.max_upload_bytes:
+        raise PayloadTooLarge(f"{filename} is {len(content):,} bytes; the limit is "
+                              f"{settings.max_upload_bytes:,} (EVIDENCE_INGEST__MAX_UPLOAD_BYTES)",
+                              details={"size_bytes": len(content),
+                                       "limit_bytes": settings.max_upload_bytes})
+    if not content:
+        raise BadRequest(f"{filename} is empty (0 bytes)", code="EMPTY_FILE")
+    sniff(kind, content, filename)
+    return kind
 
 
 def detect_kind(filename: str) -> tuple[str, str]:
@@ -81,6 +95,8 @@ def sniff(kind: str, content: bytes, filename: str) -> None:
         ok, found = head.startswith(b"PK\x03\x04"), None
     elif kind in IMAGE_MAGIC:
         ok, found = head.startswith(IMAGE_MAGIC[kind]), None
+    elif kind == "msg":
+        ok, found = head.startswith(OLE_MAGIC), None
     else:
         assert kind in TEXT_KINDS, kind
         found = next((what for magic, what in BINARY_MAGIC.items() if head.startswith(magic)),
@@ -100,32 +116,31 @@ def sniff(kind: str, content: bytes, filename: str) -> None:
 def accept_upload(session: Session, *, settings: IngestSettings, client_id: str, filename: str,
                   content: bytes, document_id: str | None, custom: dict[str, Any],
                   source: str | None, path: str | None,
-                  limits: MetadataLimits = MetadataLimits()) -> RegisteredUpload:
-    """Every check that needs no parsing of the file, then a queued version (not committed)."""
+                  limits: MetadataLimits = MetadataLimits(),
+                  attached_to: dict[str, Any] | None = None,
+                  attached_to_pk: int | None = None) -> RegisteredUpload:
+    """Every check that needs no parsing of the file, then a queued version (not committed).
+    ``attached_to`` names the e-mail a file was attached to (canonical metadata's
+    source.attached_to) and ``attached_to_pk`` its document row."""
     check_metadata(custom, limits)
     check_text(filename, field="filename", code="INVALID_FILENAME",
                max_chars=MAX_FILENAME_CHARS)
     shown = display_text(filename) or "upload"
     kind, mime = detect_kind(shown)
-    if len(content) > settings.max_upload_bytes:
-        raise PayloadTooLarge(f"{filename} is {len(content):,} bytes; the limit is "
-                              f"{settings.max_upload_bytes:,} (EVIDENCE_INGEST__MAX_UPLOAD_BYTES)",
-                              details={"size_bytes": len(content),
-                                       "limit_bytes": settings.max_upload_bytes})
-    if not content:
-        raise BadRequest(f"{filename} is empty (0 bytes)", code="EMPTY_FILE")
     if document_id is not None:
         validate_document_id(document_id)
     if source is not None:
         check_text(source, field="source", code="INVALID_SOURCE", max_chars=MAX_SOURCE_CHARS)
     if path is not None:
         check_text(path, field="path", code="INVALID_PATH", max_chars=MAX_PATH_CHARS)
-    sniff(kind, content, shown)
+    check_file(shown, content, settings)
     sha = hashlib.sha256(content).hexdigest()
     metadata = upload_metadata(filename=shown, mime_type=mime, size_bytes=len(content),
                                sha256=sha, kind=kind, source=source, path=path, custom=custom,
                                original_filename=filename if filename != shown else None)
+    if attached_to is not None:
+        metadata["source"]["attached_to"] = attached_to
     return register_upload(session, client_id=client_id, document_id=document_id, kind=kind,
                            filename=shown, mime_type=mime, content=content, sha256=sha,
                            canonical_metadata=metadata, source=source, path=path,
-                           max_attempts=settings.max_attempts)
+                           max_attempts=settings.max_attempts, attached_to_pk=attached_to_pk)

@@ -25,18 +25,23 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app import metrics
 from app.bm25 import term_document_frequencies
+from app.errors import ExtractionError, ServiceError
 from app.leaves import EntityUnion, leaves_of
+from app.limits import display_text
 from app.metadata import completed_metadata
 from app.registry import bm25_stats, discovery, jobs
 from app.registry import documents as docs_registry
 from app.registry.database import transaction
 from app.registry.jobs import ClaimedJob
 from app.registry.tables import Document, DocumentVersion, IngestionJob
+from app.settings import IngestSettings
 from app.store import ChunkPoint, VectorStore
 from app.store.base import point_id
 from app.store.payload import chunk_payload, passage_text, payload_meta, version_timeline
+from app.uploads import accept_upload, check_file, document_id_for
 from ingest.chunking import Chunk
 from ingest.embedding import EmbeddedBatch
+from ingest.extract.types import Attachment
 from ingest.processing import Processor
 
 log = logging.getLogger(__name__)
@@ -74,6 +79,9 @@ class IngestDeps:
     processor: Processor
     write_batch: int = 64  # chunks embedded and written per batch (EVIDENCE_INGEST__WRITE_BATCH)
     keep_superseded: int | None = None  # retention (EVIDENCE_INGEST__KEEP_SUPERSEDED)
+    # what an attachment must pass to become a document, as an upload (None: attachments are
+    # listed but not registered)
+    upload_settings: IngestSettings | None = None
 
 
 @dataclass(frozen=True)
@@ -145,10 +153,15 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> in
     seconds = dict(prepared.seconds)  # per stage, for the metrics once published
     still_ours(0.1)
     title = prepared.title or loaded.metadata["source"]["filename"]
+    attachments, skipped = plan_attachments(deps, loaded, prepared.attachments)
+    extra = dict(prepared.extra)
+    if prepared.attachments:
+        extra["attachments"] = [{"filename": a.filename, "document_id": doc_id}
+                                for doc_id, a in attachments]
     final_metadata = completed_metadata(
         loaded.metadata, title=prepared.title, page_count=prepared.page_count,
         chunk_count=len(chunks), char_count=prepared.char_count,
-        warnings=prepared.warnings, extra=prepared.extra, quality=prepared.quality)
+        warnings=prepared.warnings + skipped, extra=extra, quality=prepared.quality)
     meta, meta_bool = payload_meta(leaves_of(final_metadata, None))
     done = Progress.resumed(job.checkpoint, len(chunks))
     if done is None:  # a fresh start: whatever an earlier attempt wrote goes
@@ -179,7 +192,8 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> in
         if done.next_chunk < len(chunks) and control.should_yield():
             raise JobYielded(progress, done.checkpoint(len(chunks)))
     t0 = time.perf_counter()
-    publish(deps, job, loaded, done, chunk_count=len(chunks), metadata=final_metadata)
+    publish(deps, job, loaded, done, chunk_count=len(chunks), metadata=final_metadata,
+            attachments=attachments)
     seconds["publish"] = time.perf_counter() - t0
     metrics.observe_stages(seconds)  # a resumed job reports the part done in this attempt
     log.info("published %s/%s: %d chunk%s", loaded.document_id, loaded.version_id, len(chunks),
@@ -245,10 +259,70 @@ def points(loaded: Loaded, batch: list[Chunk], embedded: EmbeddedBatch, *, title
         for i, c in enumerate(batch)]
 
 
+MAX_ATTACHMENT_DEPTH = 3  # an e-mail attached to an e-mail attached to an e-mail, no deeper
+
+
+def plan_attachments(deps: IngestDeps, loaded: Loaded, found: list[Attachment]
+                     ) -> tuple[list[tuple[str, Attachment]], list[str]]:
+    """(document id, attachment) of those that become documents, and a warning for each that
+    does not (a type we do not read, bytes that contradict it, too deep, too large). An
+    attachment's id is its e-mail's and its place, so the e-mail's next version gives the same
+    attachment a next version."""
+    if not found:
+        return [], []
+    depth = int((loaded.metadata.get("source", {}).get("attached_to") or {}).get("depth", 0))
+    if deps.upload_settings is None or depth >= MAX_ATTACHMENT_DEPTH:
+        why = (f"e-mails attached to e-mails nest at most {MAX_ATTACHMENT_DEPTH} deep"
+               if deps.upload_settings is not None else "attachments are not indexed here")
+        return [], [f"{len(found)} attachment(s) of {loaded.filename} not indexed: {why}"]
+    planned, skipped = [], []
+    budget = deps.upload_settings.max_upload_bytes
+    for n, attachment in enumerate(found, start=1):
+        name = display_text(attachment.filename) or f"attachment-{n}"
+        budget -= len(attachment.content)
+        try:
+            if budget < 0:
+                raise ExtractionError("the attachments together are larger than one upload "
+                                      "may be (EVIDENCE_INGEST__MAX_UPLOAD_BYTES)")
+            check_file(name, attachment.content, deps.upload_settings)
+        except ServiceError as exc:
+            skipped.append(f"attachment {name} is not indexed: {exc.message}")
+            continue
+        planned.append((document_id_for(f"{loaded.document_id}--{n}-{name}"),
+                        Attachment(name, attachment.content)))
+    return planned, skipped
+
+
+def _register_attachments(deps: IngestDeps, s: Session, job: ClaimedJob, loaded: Loaded,
+                          version: DocumentVersion,
+                          attachments: list[tuple[str, Attachment]]) -> None:
+    """Each attachment a version of its own document naming its e-mail; the attachments the
+    e-mail's previous version had and this one has not are deleted with their chunks."""
+    assert deps.upload_settings is not None or not attachments
+    mail = s.get(Document, version.document_pk)
+    assert mail is not None
+    depth = int((loaded.metadata.get("source", {}).get("attached_to") or {}).get("depth", 0))
+    for document_id, attachment in attachments:
+        accept_upload(s, settings=deps.upload_settings, client_id=job.client_id,  # type: ignore[arg-type]
+                      filename=attachment.filename, content=attachment.content,
+                      document_id=document_id, custom=loaded.metadata.get("custom") or {},
+                      source=loaded.source, path=None, attached_to={
+                          "document_id": loaded.document_id, "version_id": loaded.version_id,
+                          "filename": loaded.filename, "depth": depth + 1},
+                      attached_to_pk=mail.id)
+    kept = {document_id for document_id, _ in attachments}
+    for stale in docs_registry.attachments_of(s, document=mail):
+        if stale.document_id not in kept:
+            deps.store.delete(client_id=job.client_id, document_id=stale.document_id)
+            docs_registry.delete_document(s, document=stale)
+
+
 def publish(deps: IngestDeps, job: ClaimedJob, loaded: Loaded, done: Progress, *,
-            chunk_count: int, metadata: dict) -> None:
+            chunk_count: int, metadata: dict,
+            attachments: list[tuple[str, Attachment]] | None = None) -> None:
     """One transaction: still ours? → registry published/superseded, the client's BM25
-    statistics and discovery leaves follow → visibility flipped in the engine."""
+    statistics and discovery leaves follow → an e-mail's attachments registered → visibility
+    flipped in the engine."""
     with transaction(deps.sessions) as s:
         # Ownership is checked in the publishing transaction itself, so a job taken over or a
         # document deleted a moment ago is never published, whenever the last heartbeat was.
@@ -271,6 +345,8 @@ def publish(deps: IngestDeps, job: ClaimedJob, loaded: Loaded, done: Progress, *
                 discovery.index_version(s, client_id=job.client_id, version=version)
             if previous is not None:
                 discovery.drop_version(s, version=previous)
+        if became_current and (attachments or loaded.kind in ("eml", "msg")):
+            _register_attachments(deps, s, job, loaded, version, attachments or [])
         # Flip visibility (and write the timeline) in the store before the registry commits:
         # if the commit fails the job is retried and publishes again, so the two converge.
         # The old version is hidden before the new one shows: a crash between the two calls

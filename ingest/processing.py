@@ -29,6 +29,7 @@ from app.limits import OcrBounds
 from ingest.chunking import Chunk, Chunker
 from ingest.embedding import BatchEmbedder, EmbeddedBatch
 from ingest.extract import extract
+from ingest.extract.types import Attachment
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +46,7 @@ class Prepared:
     extra: dict[str, Any] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict, compare=False)  # metrics
     quality: dict[str, Any] = field(default_factory=dict)  # canonical_metadata.quality's facts
+    attachments: list[Attachment] = field(default_factory=list, compare=False)  # an e-mail's
 
 
 # A long step's progress: (done, total) pages while extracting; (done,) chunks while embedding
@@ -79,7 +81,8 @@ class InProcess:
                         char_count=sum(len(b.text) for b in extracted.blocks),
                         warnings=list(extracted.warnings), extra=dict(extracted.extra),
                         seconds={"extract": t1 - t0, "chunk": time.perf_counter() - t1},
-                        quality=dict(extracted.quality))
+                        quality=dict(extracted.quality),
+                        attachments=list(extracted.attachments))
 
     def embed(self, texts: Sequence[str], raw_texts: Sequence[str],
               on_progress: OnChunks | None = None) -> EmbeddedBatch:

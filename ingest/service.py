@@ -30,7 +30,8 @@ def build_deps(runtime: Runtime, *, entities: bool = True) -> IngestDeps:
             models.dense, models.sparse, EntityExtractor(models.spacy_path)
             if entities and models.spacy_path is not None else None), ingest.ocr())
     return IngestDeps(sessions=runtime.sessions, store=runtime.store, processor=processor,
-                      write_batch=ingest.write_batch, keep_superseded=ingest.keep_superseded)
+                      write_batch=ingest.write_batch, keep_superseded=ingest.keep_superseded,
+                      upload_settings=ingest)
 
 
 def build_worker(runtime: Runtime, worker_id: str | None = None) -> Worker:

@@ -125,3 +125,31 @@ def scanned_pdf(pages: list[object]) -> bytes:
         c.showPage()
     c.save()
     return buf.getvalue()
+
+
+def eml_bytes(subject: str, body: str, *, html: str | None = None,
+              attachments: list[tuple[str, bytes | object]] = (),  # type: ignore[assignment]
+              sender: str = "Jane Doe <jane@acme.example>",
+              to: str = "Raj Patel <raj@globex.example>, ops@acme.example",
+              cc: str | None = "audit@acme.example",
+              date: str = "Mon, 15 Jan 2024 09:30:00 +0000") -> bytes:
+    """An e-mail as a mail client writes it; an attachment given as an EmailMessage is
+    attached as a message (an e-mail inside an e-mail)."""
+    from email.message import EmailMessage
+
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"], message["Date"] = (
+        sender, to, subject, date)
+    if cc:
+        message["Cc"] = cc
+    message["Message-ID"] = f"<{abs(hash(subject)) % 10**8}@acme.example>"
+    message.set_content(body)
+    if html is not None:
+        message.add_alternative(html, subtype="html")
+    for name, content in attachments:
+        if isinstance(content, EmailMessage):
+            message.add_attachment(content, filename=name)
+        else:
+            maintype, subtype = ("application", "octet-stream")
+            message.add_attachment(content, maintype=maintype, subtype=subtype, filename=name)
+    return message.as_bytes()

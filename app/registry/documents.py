@@ -41,7 +41,7 @@ def validate_document_id(document_id: str) -> str:
 def register_upload(session: Session, *, client_id: str, document_id: str | None, kind: str,
                     filename: str, mime_type: str, content: bytes, sha256: str,
                     canonical_metadata: dict, source: str | None, path: str | None,
-                    max_attempts: int) -> RegisteredUpload:
+                    max_attempts: int, attached_to_pk: int | None = None) -> RegisteredUpload:
     """Record a new version (and its queued job) of a new or existing document.
 
     The same bytes uploaded again while their version is queued, indexing or published give
@@ -57,7 +57,8 @@ def register_upload(session: Session, *, client_id: str, document_id: str | None
         Document.client_id == client_id, Document.document_id == document_id))
     if document is None:
         document = Document(client_id=client_id, document_id=document_id, kind=kind,
-                            source=source, path=path, version_count=0)
+                            source=source, path=path, version_count=0,
+                            attached_to_pk=attached_to_pk)
         session.add(document)
         session.flush()
     else:
@@ -347,6 +348,12 @@ def versions_without_timeline(session: Session, *, limit: int
                DocumentVersion.timeline_synced.is_(False))
         .order_by(DocumentVersion.id).limit(limit)).all()
     return [(v, c, d) for v, c, d in rows]
+
+
+def attachments_of(session: Session, *, document: Document) -> list[Document]:
+    """The documents registered from this document's attachments (an e-mail's)."""
+    return list(session.scalars(select(Document).where(
+        Document.client_id == document.client_id, Document.attached_to_pk == document.id)))
 
 
 def delete_document(session: Session, *, document: Document) -> None:

@@ -91,6 +91,8 @@ class Document(Base):
     current_version_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # An attachment's e-mail (documents.id): deleting the e-mail deletes its attachments
+    attached_to_pk: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)
 
 
 class DocumentVersion(Base):

@@ -35,6 +35,10 @@ def extract(kind: str, content: bytes, filename: str, on_page: OnPage | None = N
         from ingest.extract.sheets import extract_csv as fn
     elif kind == "pptx":
         from ingest.extract.slides import extract_pptx as fn
+    elif kind == "eml":
+        from ingest.extract.email import extract_eml as fn
+    elif kind == "msg":
+        from ingest.extract.email import extract_msg as fn
     elif kind in ("png", "jpg", "tiff"):
         from ingest.extract.images import extract_image as fn
     else:

@@ -20,6 +20,14 @@ class Block:
     sheet: str | None = None
 
 
+@dataclass(frozen=True)
+class Attachment:
+    """A file inside a document (an e-mail's attachment): it becomes a Document of its own."""
+
+    filename: str
+    content: bytes = field(repr=False)
+
+
 @dataclass
 class ExtractedText:
     blocks: list[Block]
@@ -31,6 +39,7 @@ class ExtractedText:
     # ocr_used, and ocr_engine when OCR ran
     quality: dict[str, object] = field(default_factory=lambda: {
         "text_extraction": "native", "ocr_used": False})
+    attachments: list[Attachment] = field(default_factory=list)
 
 
 def decode_text(content: bytes) -> str:

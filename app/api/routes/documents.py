@@ -100,9 +100,15 @@ def get_document(session: SessionDep, document: DocumentDep) -> DocumentOut:
              responses=error_responses(401, 404, 422, 500, 503))
 def delete_document(runtime: RuntimeDep, session: SessionDep, client: ClientDep,
                     document: DocumentDep) -> None:
-    """Delete a document, every version and every chunk of it in the vector store."""
-    runtime.store.delete(client_id=client.id, document_id=document.document_id)
-    docs_registry.delete_document(session, document=document)
+    """Delete a document, every version and every chunk of it in the vector store; an
+    e-mail's attachments (and theirs) go with it."""
+    doomed, frontier = [document], [document]
+    while frontier:  # attachments of attachments: bounded by the depth ingestion allows
+        frontier = [a for d in frontier for a in docs_registry.attachments_of(session, document=d)]
+        doomed += frontier
+    for doc in doomed:
+        runtime.store.delete(client_id=client.id, document_id=doc.document_id)
+        docs_registry.delete_document(session, document=doc)
     session.commit()
     scrub_deleted(runtime.engine)
 

@@ -1,0 +1,157 @@
+"""E-mail: .eml (the standard library's ``email``) and .msg (``extract-msg``, Outlook's OLE
+format). The body — plain text preferred, HTML turned into text — is the document's text, under
+a header block (From, To, Cc, Date, Subject) so a search for a sender finds the message; the
+headers go into ``canonical_metadata.document`` (``from``, ``to``, ``cc``, ``date``,
+``subject``, ``message_id``) for the metadata lane and filters.
+
+Attachments come back as bytes (``ExtractedText.attachments``): the worker registers each as a
+Document of its own when the e-mail publishes (ingest/pipeline.py). Bounded: attachments per
+message, their total size (within the e-mail's own), and, by the worker, the depth of e-mails
+attached to e-mails.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import email.utils
+from typing import Any
+
+from app.errors import ExtractionError
+from ingest.extract.types import Attachment, Block, ExtractedText
+
+MAX_ATTACHMENTS = 50
+MAX_HEADER_CHARS = 2000
+
+
+def _html_text(html: str) -> str:
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    for tag in soup(["script", "style", "head"]):
+        tag.decompose()
+    return "\n".join(line.strip() for line in soup.get_text("\n").splitlines() if line.strip())
+
+
+def _addresses(value: Any) -> list[str]:
+    """Header addresses as "Name <address>" (or the address), each once."""
+    if not value:
+        return []
+    pairs = email.utils.getaddresses([str(value)])
+    shown = [f"{name} <{addr}>" if name and addr else (addr or name) for name, addr in pairs]
+    return [s[:MAX_HEADER_CHARS] for s in dict.fromkeys(s for s in shown if s)]
+
+
+def _iso_date(value: Any) -> str | None:
+    if not value:
+        return None
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    try:
+        return email.utils.parsedate_to_datetime(str(value)).isoformat()
+    except (TypeError, ValueError, IndexError):
+        return None
+
+
+def _assemble(filename: str, *, sender: Any, to: Any, cc: Any, date: Any, subject: Any,
+              message_id: Any, body: str, attachments: list[Attachment],
+              warnings: list[str]) -> ExtractedText:
+    subject_text = " ".join(str(subject or "").split())[:MAX_HEADER_CHARS] or None
+    headers = {"from": _addresses(sender), "to": _addresses(to), "cc": _addresses(cc)}
+    iso = _iso_date(date)
+    lines = [f"{label}: {', '.join(values)}" for label, values in
+             (("From", headers["from"]), ("To", headers["to"]), ("Cc", headers["cc"])) if values]
+    if iso:
+        lines.append(f"Date: {iso}")
+    if subject_text:
+        lines.append(f"Subject: {subject_text}")
+    if attachments:
+        lines.append("Attachments: " + ", ".join(a.filename for a in attachments))
+    heading = (subject_text,) if subject_text else ()
+    blocks = [Block(text="\n".join(lines), heading_path=heading)] if lines else []
+    blocks += [Block(text=p.strip(), heading_path=heading)
+               for p in body.replace("\r\n", "\n").split("\n\n") if p.strip()]
+    extra: dict[str, object] = {k: v for k, v in (
+        ("from", headers["from"][0] if headers["from"] else None),
+        ("to", headers["to"] or None), ("cc", headers["cc"] or None), ("date", iso),
+        ("subject", subject_text),
+        ("message_id", str(message_id).strip()[:MAX_HEADER_CHARS] if message_id else None))
+        if v}
+    return ExtractedText(blocks=blocks, title=subject_text, warnings=warnings, extra=extra,
+                         attachments=attachments)
+
+
+def _bounded(attachments: list[Attachment], filename: str, warnings: list[str]
+             ) -> list[Attachment]:
+    if len(attachments) > MAX_ATTACHMENTS:
+        warnings.append(f"{filename} has {len(attachments)} attachments; the first "
+                        f"{MAX_ATTACHMENTS} are indexed")
+        attachments = attachments[:MAX_ATTACHMENTS]
+    return attachments
+
+
+def extract_eml(content: bytes, filename: str) -> ExtractedText:
+    try:
+        message = email.message_from_bytes(content, policy=email.policy.default)
+    except Exception as exc:  # noqa: BLE001 - the parser is lenient; this is truly broken
+        raise ExtractionError(f"{filename} is not a readable e-mail ({type(exc).__name__})",
+                              code="EMAIL_CORRUPT") from None
+    if not any(message.get(h) for h in ("From", "To", "Subject", "Date", "Message-ID")):
+        raise ExtractionError(f"{filename} has no e-mail headers (From, To, Subject, Date): "
+                              "it is not an e-mail", code="EMAIL_CORRUPT")
+    warnings: list[str] = []
+    body_part = message.get_body(preferencelist=("plain", "html"))
+    body = ""
+    if body_part is not None:
+        text = body_part.get_content()
+        body = _html_text(text) if body_part.get_content_type() == "text/html" else text
+    attachments: list[Attachment] = []
+    for n, part in enumerate(message.iter_attachments(), start=1):
+        name = part.get_filename() or f"attachment-{n}"
+        if part.get_content_type() == "message/rfc822":
+            inner = part.get_payload()
+            data = (inner[0] if isinstance(inner, list) else inner).as_bytes()
+            name = name if name.lower().endswith(".eml") else f"{name}.eml"
+        else:
+            data = part.get_payload(decode=True) or b""
+        if data:
+            attachments.append(Attachment(filename=name, content=data))
+    return _assemble(filename, sender=message.get("From"), to=message.get("To"),
+                     cc=message.get("Cc"), date=message.get("Date"),
+                     subject=message.get("Subject"), message_id=message.get("Message-ID"),
+                     body=body, attachments=_bounded(attachments, filename, warnings),
+                     warnings=warnings)
+
+
+def extract_msg(content: bytes, filename: str) -> ExtractedText:
+    import extract_msg as outlook
+
+    try:
+        message = outlook.openMsg(content)
+    except Exception as exc:  # noqa: BLE001 - olefile and extract-msg raise many kinds
+        raise ExtractionError(f"{filename} is not a readable Outlook .msg file "
+                              f"({type(exc).__name__})", code="MSG_CORRUPT") from None
+    warnings: list[str] = []
+    try:
+        body = message.body or ""
+        if not body.strip() and message.htmlBody:
+            html = message.htmlBody
+            body = _html_text(html.decode("utf-8", "replace") if isinstance(html, bytes)
+                              else html)
+        attachments = []
+        for n, att in enumerate(message.attachments, start=1):
+            data = getattr(att, "data", None)
+            name = (getattr(att, "longFilename", None) or getattr(att, "shortFilename", None)
+                    or f"attachment-{n}")
+            if isinstance(data, bytes) and data:
+                attachments.append(Attachment(filename=str(name), content=data))
+            else:
+                warnings.append(f"attachment {name} of {filename} is an embedded item "
+                                "that is not indexed")
+        return _assemble(filename, sender=message.sender, to=message.to, cc=message.cc,
+                         date=getattr(message, "parsedDate", None) or message.date,
+                         subject=message.subject, message_id=message.messageId, body=body,
+                         attachments=_bounded(attachments, filename, warnings),
+                         warnings=warnings)
+    finally:
+        message.close()
