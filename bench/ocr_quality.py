@@ -1,7 +1,11 @@
 """OCR on generated scanned pages: seconds per page and character error rate, Tesseract (where
 installed) against RapidOCR (from PyPI), the same pages for both.
 
-Usage: python bench/ocr_quality.py [--pages 12]
+Usage: python bench/ocr_quality.py [--pages 12] [--ingest-pages 6]
+
+Then the effect on ingestion: one PDF of ``--ingest-pages`` pages, born-digital (a text layer)
+and scanned (the same lines as images), each prepared (extract + chunk) and embedded by the real
+processor with the installed models, as the worker does — seconds per document, per engine.
 
 Pages: invoice-, statement- and receipt-like lines (amounts, dates, account and transaction
 ids, names) drawn at ~200 dpi on US-letter-sized pages, then degraded as scanners and phones
@@ -77,6 +81,7 @@ def folded(text: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--pages", type=int, default=12)
+    parser.add_argument("--ingest-pages", type=int, default=6)
     args = parser.parse_args()
     from ingest.extract.ocr import engine_for
 
@@ -102,6 +107,51 @@ def main() -> None:
         print(f"{engine.name:17} s/page p50 {statistics.median(seconds):.2f} "
               f"(max {max(seconds):.2f})  CER {errors / chars:.4f} ({errors} of {chars:,} "
               "characters)")
+    ingestion(pages[:args.ingest_pages])
+
+
+def ingestion(pages: list) -> None:  # type: ignore[type-arg]
+    """Seconds to prepare and embed one PDF, born-digital against scanned."""
+    from reportlab.pdfgen import canvas
+
+    from app.limits import OcrBounds
+    from app.models.loading import load_models
+    from bench.common import REPO
+    from ingest.chunking import Chunker
+    from ingest.embedding import BatchEmbedder
+    from ingest.entities import EntityExtractor
+    from ingest.processing import InProcess
+    from tests.factories import scanned_pdf
+
+    models = load_models(REPO / "models")
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(612, 792))
+    for lines, _ in pages:
+        for i, line in enumerate(lines):
+            c.drawString(72, 720 - 18 * i, line)
+        c.showPage()
+    c.save()
+    digital, scan = buf.getvalue(), scanned_pdf([image for _, image in pages])
+    print(f"ingestion of one {len(pages)}-page PDF (prepare + embed, real models):")
+    for name, content, choice in (("born-digital", digital, "off"),
+                                  ("scanned", scan, "tesseract"), ("scanned", scan, "rapidocr")):
+        from ingest.extract.ocr import engine_for
+
+        if choice != "off" and engine_for(choice) is None:
+            continue
+        work = InProcess(Chunker(models.count_tokens, 512, 50, 5000),
+                         BatchEmbedder(models.dense, models.sparse,
+                                       EntityExtractor(models.spacy_path)),
+                         OcrBounds(engine=choice))
+        t0 = time.perf_counter()
+        prepared = work.prepare("pdf", content, "doc.pdf")
+        t1 = time.perf_counter()
+        texts = [ch.text for ch in prepared.chunks]
+        work.embed(texts, texts)
+        t2 = time.perf_counter()
+        label = f"{name} ({prepared.quality.get('ocr_engine', 'text layer')})"
+        print(f"  {label:30} {t2 - t0:6.2f} s ({t1 - t0:.2f} extract, {t2 - t1:.2f} embed, "
+              f"{len(texts)} chunks)")
 
 
 if __name__ == "__main__":

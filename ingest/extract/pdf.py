@@ -11,20 +11,30 @@ from app.limits import OcrBounds
 from ingest.extract.ocr import OcrReport, engine_for, read_page
 from ingest.extract.types import Block, ExtractedText
 
-# A page's text layer is usable when it holds this many characters, most of them letters,
-# digits, spaces or common punctuation (pdfminer writes "(cid:12)" for glyphs it cannot map)
+# A page's text layer is readable when most of it is letters, digits, spaces or common
+# punctuation (pdfminer writes "(cid:12)" for glyphs it cannot map); on a page that holds an
+# image, fewer than MIN_TEXT_CHARS of it (a stamp, a page number) does not make it text
 MIN_TEXT_CHARS = 20
 MIN_READABLE_SHARE = 0.6
 
 
-def usable_text(text: str) -> bool:
-    """Whether a page's text layer says something, rather than nothing or glyph garbage."""
+def readable(text: str) -> bool:
+    """Whether a text layer says something, rather than nothing or glyph garbage."""
     stripped = text.strip()
-    if len(stripped) < MIN_TEXT_CHARS:
+    if not stripped:
         return False
     garbage = stripped.count("(cid:") * 8 + stripped.count("\ufffd")
-    readable = sum(1 for ch in stripped if ch.isalnum() or ch.isspace() or ch in ".,;:-'\"()$%€£/")
-    return (readable - garbage) / len(stripped) >= MIN_READABLE_SHARE
+    share = sum(1 for ch in stripped if ch.isalnum() or ch.isspace() or ch in ".,;:-'\"()$%€£/")
+    return (share - garbage) / len(stripped) >= MIN_READABLE_SHARE
+
+
+def needs_ocr(text: str, has_image: bool) -> bool:
+    """A page is read by OCR when it shows an image and its text layer is missing, short or
+    garbage, or its text layer is garbage; a born-digital page (readable text, or no image)
+    never is."""
+    if readable(text):
+        return has_image and len(text.strip()) < MIN_TEXT_CHARS
+    return has_image or bool(text.strip())
 
 
 def _render(page: Any, settings: OcrBounds) -> Any:
@@ -66,9 +76,12 @@ def extract_pdf(content: bytes, filename: str,
             meta = pdf.metadata or {}
             for number, page in enumerate(pdf.pages, start=1):
                 text = (page.extract_text() or "").strip()
-                if usable_text(text):  # born-digital: never OCRed
-                    blocks.append(Block(text=text, page=number))
-                    native += 1
+                if not needs_ocr(text, bool(page.images)):  # born-digital: never OCRed
+                    if text:
+                        blocks.append(Block(text=text, page=number))
+                        native += 1
+                    else:
+                        warnings.append(f"page {number} has no text (no text layer, no image)")
                 elif engine is None:
                     if text:
                         blocks.append(Block(text=text, page=number))

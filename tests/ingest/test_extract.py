@@ -17,8 +17,7 @@ def test_pdf_keeps_page_numbers_and_warns_about_pages_without_text() -> None:
     assert [(b.page, b.text) for b in result.blocks] == [(1, "First page text."),
                                                          (3, "Third page text.")]
     assert result.page_count == 3
-    assert result.warnings == ["page 2 has no text layer (scanned image?); OCR is not "
-                               "available, so it is not searchable"]
+    assert result.warnings == ["page 2 has no text (no text layer, no image)"]
 
 
 def test_encrypted_pdf_is_a_permanent_clear_failure() -> None:

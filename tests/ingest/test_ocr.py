@@ -81,20 +81,25 @@ def test_a_pdf_reads_its_text_layer_and_ocrs_only_its_scanned_pages(engine: str)
 
 
 def test_a_born_digital_pdf_is_never_ocred(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ingest.extract import ocr
+    from ingest.extract import pdf as pdf_module
 
-    monkeypatch.setattr(ocr, "read_page", lambda *a, **k: pytest.fail("OCR ran"))
-    pdf = scanned_pdf(["The quarterly budget report shows a deficit in the Apollo project."])
+    monkeypatch.setattr(pdf_module, "read_page", lambda *a, **k: pytest.fail("OCR ran"))
+    pdf = scanned_pdf(["The quarterly budget report shows a deficit in the Apollo project.",
+                       "Annex B"])
     result = extract("pdf", pdf, "digital.pdf", ocr=OcrBounds(engine="rapidocr"))
     assert result.quality == {"text_extraction": "native", "ocr_used": False}
 
 
-def test_garbage_text_layers_count_as_none() -> None:
-    from ingest.extract.pdf import usable_text
+def test_which_pages_ocr_reads() -> None:
+    from ingest.extract.pdf import needs_ocr
 
-    assert usable_text("The quarterly budget report shows a deficit.")
-    assert not usable_text("(cid:12)(cid:7)(cid:44)(cid:9)(cid:3)(cid:18)(cid:21)(cid:5)")
-    assert not usable_text("  7  ")  # a page number alone is no text layer
+    sentence = "The quarterly budget report shows a deficit."
+    assert not needs_ocr(sentence, has_image=True)  # a text layer over a figure
+    assert not needs_ocr("Annex B", has_image=False)  # a short born-digital page
+    assert not needs_ocr("", has_image=False)  # a blank page: nothing to read
+    assert needs_ocr("", has_image=True)  # a scan
+    assert needs_ocr("  7  ", has_image=True)  # a scan with a page number in its layer
+    assert needs_ocr("(cid:12)(cid:7)(cid:44)(cid:9)(cid:3)(cid:18)", has_image=False)
 
 
 def test_low_confidence_pages_are_named_in_a_warning() -> None:
