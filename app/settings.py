@@ -87,6 +87,10 @@ class SearchSettings(_Group):
     # (app/bm25.py: a client's own counts take over as its corpus grows past it; 0: the
     # client's counts alone). Chosen by cross-validation on SciFact (docs/BENCHMARKS.md).
     bm25_prior_chunks: float = Field(1000.0, ge=0.0, le=1e7)
+    # The entity lane's weight in the fusion (a query naming an amount, day or id: the chunks
+    # holding it exactly; app/search/lanes.py entity_lane). 0: off. Chosen on the judged entity
+    # queries of tests/search/entity_queries.py (docs/BENCHMARKS.md).
+    entity_weight: float = Field(1.0, ge=0.0, le=10.0)
 
 
 class IngestSettings(_Group):

@@ -30,7 +30,7 @@ from evaluation.runner import ranked_ids
 
 CONFIG_KEYS = {"fusion": ("rank", "dbsf", "relative_score"), "alpha": None,
                "floors": ("on", "off"), "rerank": ("on", "off"), "depth": None, "prf": None,
-               "prior": None}
+               "prior": None, "entity": None}
 BOOTSTRAP_SAMPLES = 10_000
 
 
@@ -47,6 +47,8 @@ class Config:
     # the BM25 background's weight in pseudo-chunks (EVIDENCE_SEARCH__BM25_PRIOR_CHUNKS);
     # None: the settings' value
     prior: float | None = None
+    # the entity lane's weight (EVIDENCE_SEARCH__ENTITY_WEIGHT); None: the settings' value
+    entity: float | None = None
 
     @classmethod
     def parse(cls, text: str, base: Config | None = None) -> Config:
@@ -68,6 +70,11 @@ class Config:
                 if not value.isdigit() or int(value) > 10_000_000:
                     raise ValueError(f"prior={value}: pseudo-chunks, a whole number from 0")
                 values["prior"] = float(value)
+            elif key == "entity":
+                weight = float(value)
+                if not 0.0 <= weight <= 10.0:
+                    raise ValueError(f"entity={value}: a weight from 0 to 10")
+                values["entity"] = weight
             elif key == "alpha":
                 alpha = float(value)
                 if not 0.0 <= alpha <= 1.0:
@@ -85,7 +92,8 @@ class Config:
                 f"{'on' if self.floors else 'off'}" + (",rerank=on" if self.rerank else "")
                 + (f",depth={self.depth}" if self.depth != 100 else "")
                 + (f",prf={self.prf}" if self.prf else "")
-                + (f",prior={self.prior:g}" if self.prior is not None else ""))
+                + (f",prior={self.prior:g}" if self.prior is not None else "")
+                + (f",entity={self.entity:g}" if self.entity is not None else ""))
 
 
 def per_query_ndcg(runtime: Runtime, client_id: str, data: Dataset,
@@ -94,7 +102,8 @@ def per_query_ndcg(runtime: Runtime, client_id: str, data: Dataset,
     settings = runtime.settings.search.model_copy(update={
         "score_fusion_floors": True, "min_depth": config.depth, "prf_docs": config.prf,
         "candidate_ceiling": max(config.depth, runtime.settings.search.candidate_ceiling),
-        **({"bm25_prior_chunks": config.prior} if config.prior is not None else {})})
+        **({"bm25_prior_chunks": config.prior} if config.prior is not None else {}),
+        **({"entity_weight": config.entity} if config.entity is not None else {})})
     if not config.floors:
         settings = settings.model_copy(update={"dense_floor": float("-inf"),
                                                "sparse_floor": float("-inf")})

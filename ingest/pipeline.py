@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app import metrics
 from app.bm25 import term_document_frequencies
+from app.entity_values import entity_keys, keys_in
 from app.errors import ExtractionError, ServiceError
 from app.leaves import EntityUnion, leaves_of
 from app.limits import display_text
@@ -255,7 +256,9 @@ def points(loaded: Loaded, batch: list[Chunk], embedded: EmbeddedBatch, *, title
             heading_path=c.heading_path, page=c.page, line_start=c.line_start,
             line_end=c.line_end, char_start=c.char_start, char_end=c.char_end,
             kind=loaded.kind, source=loaded.source, entities=embedded.entities[i], meta=meta,
-            meta_bool=meta_bool, rows=c.rows, sheet=c.sheet))
+            meta_bool=meta_bool, rows=c.rows, sheet=c.sheet,
+            entity_keys=list(dict.fromkeys(entity_keys(embedded.entities[i])
+                                           + keys_in([c.text])))))
         for i, c in enumerate(batch)]
 
 

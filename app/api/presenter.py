@@ -126,7 +126,8 @@ def _item(c: Candidate, terms: frozenset[str], explain: bool) -> ContentItem:
         line_start=None if location else c.payload.get(LINE_START),
         line_end=None if location else c.payload.get(LINE_END),
         location=TableLocation(**location) if location else None,
-        scores=Scores(dense=c.dense_score, dense_rank=c.dense_rank, sparse=c.sparse_score,
+        scores=Scores(entity_rank=c.entity_rank, dense=c.dense_score, dense_rank=c.dense_rank,
+                      sparse=c.sparse_score,
                       sparse_rank=c.sparse_rank, fused=c.fused, rerank=c.rerank_score,
                       dense_scaled=c.dense_scaled, sparse_scaled=c.sparse_scaled)
         if explain else None)

@@ -221,7 +221,10 @@ class DocumentVersionRef(BaseModel):
 
 
 class Contribution(BaseModel):
-    lane: Literal["content", "metadata"]
+    lane: Literal["content", "metadata", "entity"] = Field(
+        description="content and metadata: the version's rank in that lane; entity (part of "
+                    "the content lane, additive): its rank among the versions holding an "
+                    "amount, day or id the query names")
     rank: int
 
 
@@ -236,6 +239,8 @@ class Scores(BaseModel):
                                                          "score on the fused scale")
     sparse_scaled: float | None = Field(None, description="dbsf / relative_score: the BM25 "
                                                           "score on the fused scale")
+    entity_rank: int | None = Field(None, description="The chunk's rank in the entity lane: "
+                                    "it holds an amount, day or id the query names")
 
 
 class LiteralSpan(BaseModel):
@@ -296,7 +301,7 @@ class ResultRow(BaseModel):
 class LaneExplain(BaseModel):
     """With ``explain``: what a content lane's score floor did to its candidates."""
 
-    lane: Literal["dense", "sparse"]
+    lane: Literal["dense", "sparse", "entity"]
     floor: float | None = Field(description="The lane's score floor; null: none applied")
     fetched: int = Field(description="Candidate chunks the lane fetched")
     kept: int = Field(description="Candidates at or over the floor")
@@ -347,6 +352,7 @@ class RetrievalStatus(StrEnum):
 class LaneName(StrEnum):
     dense = "dense"
     sparse = "sparse"
+    entity = "entity"
     metadata = "metadata"
 
 

@@ -26,7 +26,7 @@ Measured against rank fusion, per query with a paired bootstrap, in docs/BENCHMA
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from app.search.types import Candidate
 
@@ -34,55 +34,73 @@ RRF_K = 60
 
 
 def fuse(dense: list[Candidate], sparse: list[Candidate], *, alpha: float,
-         k: int = RRF_K) -> list[Candidate]:
-    """Merge two ranked lanes into one list ordered by fused score, then chunk id."""
+         k: int = RRF_K, entity: Sequence[Candidate] = (),
+         entity_weight: float = 0.0) -> list[Candidate]:
+    """Merge the ranked lanes into one list ordered by fused score, then chunk id. The entity
+    lane (a query naming an amount, day or id) adds ``entity_weight / (k + rank)``."""
     return _combine(
         dense, sparse,
         {c.point_id: alpha / (k + c.dense_rank) for c in dense if c.dense_rank is not None},
         {c.point_id: (1.0 - alpha) / (k + c.sparse_rank) for c in sparse
-         if c.sparse_rank is not None})
+         if c.sparse_rank is not None}, entity=entity,
+        entity_part={c.point_id: entity_weight / (k + c.entity_rank) for c in entity
+                     if c.entity_rank is not None})
 
 
 def fuse_relative_scores(dense: list[Candidate], sparse: list[Candidate], *,
-                         alpha: float) -> list[Candidate]:
+                         alpha: float, entity: Sequence[Candidate] = (),
+                         entity_weight: float = 0.0) -> list[Candidate]:
     """Merge two lanes by min-max-scaled raw scores; a lane whose candidates all score the same
     gives each of them 1.0, a lane that did not find a chunk adds nothing."""
-    return _score_fusion(dense, sparse, alpha, _min_max)
+    return _score_fusion(dense, sparse, alpha, _min_max, entity, entity_weight)
 
 
 def fuse_dbsf(dense: list[Candidate], sparse: list[Candidate], *,
-              alpha: float) -> list[Candidate]:
+              alpha: float, entity: Sequence[Candidate] = (),
+              entity_weight: float = 0.0) -> list[Candidate]:
     """Merge two lanes by their scores scaled to each lane's mean ± 3 standard deviations."""
-    return _score_fusion(dense, sparse, alpha, _three_sigma)
+    return _score_fusion(dense, sparse, alpha, _three_sigma, entity, entity_weight)
 
 
 def _score_fusion(dense: list[Candidate], sparse: list[Candidate], alpha: float,
-                  scale: Callable[[dict[str, float | None]], dict[str, float]]
-                  ) -> list[Candidate]:
+                  scale: Callable[[dict[str, float | None]], dict[str, float]],
+                  entity: Sequence[Candidate], entity_weight: float) -> list[Candidate]:
+    """An entity match scores as a lane whose candidates all score the same: its full weight."""
     dense_scaled = scale({c.point_id: c.dense_score for c in dense})
     sparse_scaled = scale({c.point_id: c.sparse_score for c in sparse})
     return _combine(dense, sparse, {i: alpha * v for i, v in dense_scaled.items()},
                     {i: (1.0 - alpha) * v for i, v in sparse_scaled.items()},
-                    dense_scaled, sparse_scaled)
+                    dense_scaled, sparse_scaled, entity=entity,
+                    entity_part={c.point_id: entity_weight for c in entity})
 
 
 def _combine(dense: list[Candidate], sparse: list[Candidate], dense_part: dict[str, float],
              sparse_part: dict[str, float], dense_scaled: dict[str, float] | None = None,
-             sparse_scaled: dict[str, float] | None = None) -> list[Candidate]:
+             sparse_scaled: dict[str, float] | None = None, *,
+             entity: Sequence[Candidate] = (),
+             entity_part: dict[str, float] | None = None) -> list[Candidate]:
     """One candidate per chunk, scored by the sum of its lanes' parts (a lane that did not
     find it adds nothing), ordered by that score, then chunk id. The scaled lane scores of a
     score fusion ride along for explain."""
     from_sparse = {c.point_id: c for c in sparse}
+    from_entity = {c.point_id: c for c in entity}
     dense_scaled, sparse_scaled = dense_scaled or {}, sparse_scaled or {}
+    entity_part = entity_part or {}
+
+    def total(i: str) -> float:
+        return dense_part.get(i, 0.0) + sparse_part.get(i, 0.0) + entity_part.get(i, 0.0)
+
     fused = []
     for c in dense:
         s = from_sparse.pop(c.point_id, None)
-        fused.append(_merged(c, s, dense_part.get(c.point_id, 0.0)
-                             + sparse_part.get(c.point_id, 0.0),
-                             dense_scaled.get(c.point_id), sparse_scaled.get(c.point_id)))
+        e = from_entity.pop(c.point_id, None)
+        fused.append(_merged(c, s, total(c.point_id), dense_scaled.get(c.point_id),
+                             sparse_scaled.get(c.point_id), e))
     for s in from_sparse.values():
-        fused.append(_merged(s, s, sparse_part.get(s.point_id, 0.0), None,
-                             sparse_scaled.get(s.point_id)))
+        e = from_entity.pop(s.point_id, None)
+        fused.append(_merged(s, s, total(s.point_id), None, sparse_scaled.get(s.point_id), e))
+    for e in from_entity.values():  # found by the entity lane alone
+        fused.append(_merged(e, None, total(e.point_id), None, None, e))
     fused.sort(key=lambda c: (-c.fused, c.tie_key()))
     return fused
 
@@ -129,7 +147,7 @@ SCORE_FUSIONS = frozenset({"dbsf", "relative_score"})
 
 
 def _merged(c: Candidate, s: Candidate | None, fused: float, dense_scaled: float | None = None,
-            sparse_scaled: float | None = None) -> Candidate:
+            sparse_scaled: float | None = None, e: Candidate | None = None) -> Candidate:
     """A new candidate carrying both lanes' scores (direct construction: this runs for every
     candidate of every search, and dataclasses.replace costs ~3x as much)."""
     return Candidate(point_id=c.point_id, document_id=c.document_id, version_id=c.version_id,
@@ -137,4 +155,4 @@ def _merged(c: Candidate, s: Candidate | None, fused: float, dense_scaled: float
                      dense_rank=c.dense_rank, sparse_score=s.sparse_score if s else None,
                      sparse_rank=s.sparse_rank if s else None, fused=fused,
                      rerank_score=c.rerank_score, dense_scaled=dense_scaled,
-                     sparse_scaled=sparse_scaled)
+                     sparse_scaled=sparse_scaled, entity_rank=e.entity_rank if e else None)

@@ -13,7 +13,7 @@ from app.models.encoders import SparseVec
 from app.search.floors import apply_floor
 from app.search.types import Candidate, LaneResult
 from app.store import ChunkFilter, StoredHit, VectorStore
-from app.store.payload import CHUNK_INDEX, DOCUMENT_ID, VERSION_ID
+from app.store.payload import CHUNK_INDEX, DOCUMENT_ID, ENTITY_KEYS, VERSION_ID
 
 # Lanes fetch only what ranking and grouping need; texts are fetched for the few chunks that
 # are shown or reranked (hydrate), since copying ~1,000 payloads per lane dominated latency.
@@ -29,9 +29,26 @@ def hydrate(store: VectorStore, candidates: list[Candidate]) -> list[Candidate]:
 def _candidate(hit: StoredHit, lane: str, rank: int) -> Candidate:
     p = hit.payload
     scores = ({"dense_score": hit.score, "dense_rank": rank} if lane == "dense"
-              else {"sparse_score": hit.score, "sparse_rank": rank})
+              else {"sparse_score": hit.score, "sparse_rank": rank} if lane == "sparse"
+              else {"entity_rank": rank})
     return Candidate(point_id=hit.id, document_id=p[DOCUMENT_ID], version_id=p[VERSION_ID],
                      chunk_index=int(p[CHUNK_INDEX]), payload=p, **scores)
+
+
+def entity_lane(store: VectorStore, query: list[float] | SparseVec, flt: ChunkFilter,
+                keys: tuple[str, ...], *, depth: int) -> LaneResult:
+    """The chunks holding an amount, day or id the query names (exact, normalised: app/
+    entity_values.py), inside the same filter; ranked by how many of the query's entities
+    they hold, then by the query's own vector (dense, or BM25 when there is none)."""
+    holding = replace(flt, metadata=flt.metadata + (((ENTITY_KEYS, keys),),))
+    ask = store.query_sparse if isinstance(query, SparseVec) else store.query_dense
+    hits = ask(query, holding, depth, fields=(*LANE_FIELDS, ENTITY_KEYS))  # type: ignore[arg-type]
+    wanted = set(keys)
+    ordered = sorted(enumerate(hits), key=lambda ih: (
+        -len(wanted.intersection(ih[1].payload.get(ENTITY_KEYS) or ())), ih[0]))
+    kept = [_candidate(h, "entity", rank) for rank, (_, h) in enumerate(ordered, start=1)]
+    return LaneResult("entity", tuple(kept), fetched_ids=tuple(h.id for _, h in ordered),
+                      depth=depth, floor=float("-inf"))
 
 
 def dense_lane(store: VectorStore, vector: list[float], flt: ChunkFilter, *, depth: int,

@@ -21,7 +21,7 @@ from app.models.loading import LoadedModels
 from app.search.feedback import expand_sparse, rocchio
 from app.search.fusion import FUSERS, SCORE_FUSIONS, as_if_unfiltered
 from app.search.grouping import group_versions
-from app.search.lanes import dense_lane, hydrate, sparse_lane
+from app.search.lanes import dense_lane, entity_lane, hydrate, sparse_lane
 from app.search.rerank import rerank as rerank_stage
 from app.search.rerank import rerank_depth
 from app.search.types import LaneResult, Trace, VersionHit
@@ -43,6 +43,8 @@ class SearchPlan:
     # The client's BM25 statistics for the query's terms (its own IDF: app/bm25.py).
     corpus: CorpusLookup
     fusion: str = "rank"  # app/search/fusion.py FUSERS
+    # the amounts, days and ids the query names (app/entity_values.py): the entity lane's
+    entity_keys: tuple[str, ...] = ()
 
 
 @dataclass
@@ -60,7 +62,7 @@ class SearchOutcome:
     unfiltered_versions: tuple[tuple[str, str], ...] | None = None
 
 
-STEPS = ("embed", "dense", "sparse", "fuse", "rerank", "group")
+STEPS = ("embed", "dense", "sparse", "entity", "fuse", "rerank", "group")
 
 
 class _Clock:
@@ -164,16 +166,22 @@ class SearchEngine:
         narrowed = plan.filter.narrows
         unfiltered = plan.filter.unnarrowed()
         lanes: list[LaneResult] = []
-        hits: dict[str, list] = {"dense": [], "sparse": []}
-        base: dict[str, list] = {"dense": [], "sparse": []}
+        hits: dict[str, list] = {"dense": [], "sparse": [], "entity": []}
+        base: dict[str, list] = {"dense": [], "sparse": [], "entity": []}
         clock.t = time.perf_counter()
+
         def run(name: str, query: Any) -> None:
             """One lane with the filters and, where they narrow, without them."""
-            ask = sparse_lane if name == "sparse" else dense_lane
-            lane = ask(self.store, query, plan.filter, depth=depth, floor=floors[name])
+            def ask(flt: ChunkFilter) -> LaneResult:
+                if name == "entity":
+                    return entity_lane(self.store, query, flt, plan.entity_keys, depth=depth)
+                lane_of = sparse_lane if name == "sparse" else dense_lane
+                return lane_of(self.store, query, flt, depth=depth, floor=floors[name])
+
+            lane = ask(plan.filter)
             hits[name] = list(lane.hits)
             if narrowed:
-                whole = ask(self.store, query, unfiltered, depth=depth, floor=floors[name])
+                whole = ask(unfiltered)
                 base[name] = list(whole.hits)
                 lane = replace(lane, unfiltered_ids=whole.fetched_ids)
             lanes.append(lane)
@@ -186,11 +194,20 @@ class SearchEngine:
         if vector is not None:
             run("dense", vector)
         clock.lap("dense")
+        if plan.entity_keys and (vector is not None or sparse_vector is not None):
+            run("entity", vector if vector is not None else sparse_vector)
+            clock.lap("entity")
         fuser = FUSERS[plan.fusion]
-        fused = fuser(hits["dense"], hits["sparse"], alpha=plan.alpha)
+        weight = self.settings.entity_weight
+
+        def fuse_lanes(found: dict[str, list]) -> list:
+            return fuser(found["dense"], found["sparse"], alpha=plan.alpha,
+                         entity=found["entity"], entity_weight=weight)
+
+        fused = fuse_lanes(hits)
         base_fused = None
         if narrowed:
-            base_fused = fuser(base["dense"], base["sparse"], alpha=plan.alpha)
+            base_fused = fuse_lanes(base)
             fused = as_if_unfiltered(base_fused, fused)
         clock.lap("fuse")
         return lanes, fused, base_fused

@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app.bm25 import BackgroundPrior, CorpusLookup, CorpusStats
+from app.entity_values import query_entity_keys
 from app.errors import BadRequest, Conflict
 from app.registry import bm25_stats, discovery
 from app.registry import documents as docs_registry
@@ -32,7 +33,7 @@ from app.store import ChunkFilter
 from app.store.base import FAR_FUTURE
 
 MAX_WINDOW = 200
-LANE_ORDER = ("dense", "sparse")
+LANE_ORDER = ("dense", "sparse", "entity")
 VersionKey = tuple[str, str]
 
 
@@ -136,7 +137,8 @@ class SearchService:
             outcome = self.engine.search(SearchPlan(
                 query=query.query, alpha=alpha, rerank=query.rerank, limit=window, filter=flt,
                 corpus=client_corpus(session, client_id, self.engine.bm25_prior),
-                fusion=fusion))
+                fusion=fusion, entity_keys=tuple(query_entity_keys(query.query))
+                if self.engine.settings.entity_weight > 0 else ()))
             content, lower_bound = outcome.versions, outcome.total_is_lower_bound
             reranked, reranked_count = outcome.reranked, outcome.reranked_count
             timings.update(outcome.trace.timings)
@@ -166,6 +168,10 @@ class SearchService:
             ranked = [(k, {"metadata": r}) for k, r in metadata_ranks.items()]
         else:
             ranked = fuse_versions(content_ranks, metadata_ranks)
+        contributions = dict(ranked)
+        for key, rank in entity_ranks(content).items():  # part of the content lane's rank
+            if key in contributions:
+                contributions[key]["entity"] = rank
         page = ranked[query.offset:window]
         # evidence: picked for the shown versions only, then their texts in one store call
         shown = self.engine.with_texts(with_evidence(
@@ -246,6 +252,14 @@ def client_corpus(session: Session, client_id: str,
         return CorpusStats(chunks, df, prior)
 
     return lookup
+
+
+def entity_ranks(content: Sequence[VersionHit]) -> dict[VersionKey, int]:
+    """{version: its rank in the entity lane}: versions ordered by their best chunk's entity
+    rank (the unfiltered one under exact filters, as the fusion kept it)."""
+    best = {(v.document_id, v.version_id): min(ranks) for v in content
+            if (ranks := [c.entity_rank for c in v.chunks if c.entity_rank is not None])}
+    return {k: i for i, k in enumerate(sorted(best, key=lambda k: (best[k], k)), start=1)}
 
 
 def lane_ranks(kept: Sequence[VersionKey], unfiltered: Sequence[VersionKey] | None

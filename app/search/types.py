@@ -26,6 +26,8 @@ class Candidate:
     # a score fusion's lane scores on their common scale (app/search/fusion.py), for explain
     dense_scaled: float | None = None
     sparse_scaled: float | None = None
+    # the entity lane's rank (a chunk holding an amount, day or id the query names)
+    entity_rank: int | None = None
 
     @property
     def chunk_id(self) -> str:

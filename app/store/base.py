@@ -23,7 +23,8 @@ POINT_NAMESPACE = uuid.UUID("6f1c1c1e-8c2a-4c52-9a40-3c7e1f3b9e11")
 # Keyword payload keys the filters use; each gets a payload index.
 # Visibility is a keyword, not a bool: qdrant-edge-py 0.9.0 never matches MatchValue(True)
 # on a bool field, indexed or not (tests/store pins this down).
-KEYWORD_KEYS = ("client_id", "document_id", "version_id", "kind", "source", "visibility")
+KEYWORD_KEYS = ("client_id", "document_id", "version_id", "kind", "source", "visibility",
+                "entity_keys")
 SEARCHABLE, HIDDEN = "searchable", "hidden"
 # How the collection scores BM25: "client" = term frequencies stored without the engine's IDF
 # modifier, each query weighted by its client's own IDF (app/bm25.py). Recorded with the

@@ -24,6 +24,8 @@ KIND, SOURCE, ENTITIES, VISIBILITY = "kind", "source", "entities", "visibility"
 META, META_BOOL = "meta", "meta_bool"
 # A chunk of table rows: its sheet (None: a CSV) and, as line_start … line_end, its rows
 SHEET, ROWS = "sheet", "rows"
+# The chunk's entities in one form (app/entity_values.py): the entity lane matches on these
+ENTITY_KEYS = "entity_keys"
 
 
 def chunk_location(payload: dict[str, Any]) -> dict[str, Any] | None:
@@ -63,10 +65,10 @@ def chunk_payload(*, client_id: str, document_id: str, version_id: str, chunk_in
                   line_start: int | None, line_end: int | None, char_start: int, char_end: int,
                   kind: str, source: str | None, entities: dict[str, list[str]],
                   meta: dict, meta_bool: dict, rows: bool = False,
-                  sheet: str | None = None) -> dict[str, Any]:
+                  sheet: str | None = None, entity_keys: Sequence[str] = ()) -> dict[str, Any]:
     """A chunk's payload, written hidden: publication flips ``visibility``."""
     table = {ROWS: True, SHEET: sheet} if rows else {}
-    return {**table,
+    return {**table, ENTITY_KEYS: list(entity_keys),
         CLIENT_ID: client_id, DOCUMENT_ID: document_id, VERSION_ID: version_id,
         CHUNK_ID: chunk_ref(document_id, version_id, chunk_index), CHUNK_INDEX: chunk_index,
         TEXT: text,

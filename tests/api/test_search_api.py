@@ -60,7 +60,7 @@ def test_answer_has_exactly_the_contract_shape(svc: Service) -> None:
                                  "reranked_count": 0, "status": "complete",
                                  "lanes": ["dense", "sparse"], "failures": []}
     assert meta["warnings"] == []  # a complete answer says nothing
-    assert set(meta["timings"]) == {"embed", "dense", "sparse", "fuse", "rerank", "group",
+    assert set(meta["timings"]) == {"embed", "dense", "sparse", "entity", "fuse", "rerank", "group",
                                     "total"}
     assert meta["query_time_ms"] == meta["timings"]["total"]
 
@@ -222,8 +222,15 @@ def test_explain_gives_each_items_score_parts(svc: Service) -> None:
     scores = body["results"][0]["content_evidence"]["items"][0]["scores"]
     assert scores["sparse_rank"] == 1 and scores["sparse"] > 0
     assert scores["dense_rank"] == 1 and 0 < scores["dense"] <= 1
-    assert scores["fused"] == pytest.approx(0.5 / 61 + 0.5 / 61)
+    # PO-2231 is an id the query names: the entity lane ranks the invoice's chunk first too
+    assert scores["entity_rank"] == 1
+    assert scores["fused"] == pytest.approx(0.5 / 61 + 0.5 / 61 + 1.0 / 61)
     assert scores["rerank"] is None
+    lanes = body["results"][0]["retrieval_contributions"]
+    assert lanes == [{"lane": "content", "rank": 1}, {"lane": "entity", "rank": 1}]
+    plain = svc.search(query="invoice paid", alpha=0.5, explain=True).json()["results"][0]
+    assert plain["content_evidence"]["items"][0]["scores"]["entity_rank"] is None
+    assert plain["retrieval_contributions"] == [{"lane": "content", "rank": 1}]
 
 
 def test_rerank_reports_what_it_scored(svc: Service) -> None:
@@ -279,7 +286,7 @@ def test_slow_embedding_model_degrades_to_keywords_with_a_warning(tmp_path: Path
         # a program reads the same: partial, the dense lane failed, only BM25 answered
         retrieval = body["meta"]["retrieval"]
         assert (retrieval["status"], retrieval["lanes"], retrieval["alpha"]) == (
-            "partial", ["sparse"], 0.5)
+            "partial", ["sparse", "entity"], 0.5)  # the id PO-2231: the entity lane ran
         assert retrieval["failures"] == [{
             "lane": "dense", "code": "EMBEDDING_TIMEOUT",
             "message": "embedding model did not answer within 0.05 s: results by keywords only"}]
@@ -298,7 +305,7 @@ def test_no_embedding_model_keyword_search_still_works(tmp_path: Path) -> None:
         assert [f["code"] for f in hybrid["meta"]["retrieval"]["failures"]] == [
             "EMBEDDING_MODEL_UNAVAILABLE"]
         keywords = svc.search(query="PO-2231", alpha=0.0).json()["meta"]["retrieval"]
-        assert (keywords["status"], keywords["lanes"]) == ("complete", ["sparse"])
+        assert (keywords["status"], keywords["lanes"]) == ("complete", ["sparse", "entity"])
         assert svc.search(query="PO-2231", alpha=1).status_code == 503
 
 

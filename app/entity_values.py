@@ -1,0 +1,160 @@
+"""Entity values in one form, so an amount, a date or an id written another way is the same
+value: ``money:USD:10000.00``, ``date:2024-01-15``, ``id:acct998877``.
+
+Chunks carry the keys of the entities found in them (ingest/entities.py: spaCy's spans and the
+rules below) as the payload's ``entity_keys``; a query's recognised entities become the same
+keys, and the entity lane (app/search/lanes.py) finds the chunks holding one exactly.
+
+Libraries do the reading: price-parser the amount and its separators (``2.300,00 €`` is
+2300.00), Babel the ISO currency codes, dateutil the dates. Finding the spans in a query uses
+the patterns below (a query is too short for NER to be reliable); in a document spaCy finds
+them too. Rules stated here:
+
+- a number is money only beside a currency (a symbol, an ISO code or its name): ``10000
+  crates`` is no amount; ``k``/``thousand``, ``m``/``million``, ``bn``/``billion`` multiply;
+- a date is a day: day, month and year all written (``January 2024`` is no day); numeric dates
+  are read day first (``05/01/2024`` is 5 January), except where the second number cannot be
+  a month (``01/15/2024`` is 15 January);
+- a three-letter currency code counts when written in capitals (``TRY 500`` is Turkish lira,
+  ``try 500`` is not money);
+- an account number or transaction reference is folded: case, spaces and ``- _ . / # :``
+  removed (``ACCT 998877`` = ``acct998877`` = ``ACCT-998877``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+
+# Currency words and symbols → ISO 4217; three-letter codes are checked against Babel's list
+CURRENCY_NAMES = {
+    "$": "USD", "us$": "USD", "dollar": "USD", "dollars": "USD", "€": "EUR", "euro": "EUR",
+    "euros": "EUR", "£": "GBP", "pound": "GBP", "pounds": "GBP", "sterling": "GBP",
+    "¥": "JPY", "yen": "JPY", "francs": "CHF",
+    # the codes people type in lower case too
+    **{code.lower(): code for code in ("USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD")},
+}
+MULTIPLIERS = {"k": 1_000, "thousand": 1_000, "m": 1_000_000, "million": 1_000_000,
+               "mn": 1_000_000, "bn": 1_000_000_000, "billion": 1_000_000_000}
+
+_NUMBER = r"\d{1,3}(?:[,.\s]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?"
+_SCALE = r"(?:\s?(?:k|thousand|m|mn|million|bn|billion)\b)?"
+_CODE = r"\b[A-Z]{3}\b"
+_WORD = r"(?:dollars?|euros?|pounds?|sterling|yen|francs)"
+MONEY_SPAN = re.compile(
+    rf"(?:(?:US\$|[$€£¥])\s?(?:{_NUMBER}){_SCALE}"
+    rf"|(?:{_CODE})\s?(?:{_NUMBER}){_SCALE}"
+    rf"|\b(?:{_NUMBER}){_SCALE}\s?(?:[$€£¥]|{_CODE}|{_WORD}\b))", re.IGNORECASE)
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+          r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+DATE_SPAN = re.compile(
+    rf"\b(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{1,2}}[/.]\d{{1,2}}[/.]\d{{4}}"
+    rf"|{_DAY}\s+(?:of\s+)?{_MONTH},?\s+\d{{4}}|{_MONTH}\s+{_DAY},?\s+\d{{4}})\b",
+    re.IGNORECASE)
+ID_SPAN = re.compile(r"\b(?:ACCT|ACC|ACCOUNT|TXN|INV|REF|PO)[-#:_ ]?\d[\d-]{2,}\b",
+                     re.IGNORECASE)
+_FOLD = re.compile(r"[\s\-_./#:]+")
+
+# contract entity group → how its values are keyed
+KEYED_GROUPS = {"monetary_amounts": "money", "dates_times": "date",
+                "account_numbers": "id", "transaction_references": "id"}
+
+
+@lru_cache(maxsize=1)
+def _iso_codes() -> frozenset[str]:
+    from babel.numbers import list_currencies
+
+    return frozenset(list_currencies())
+
+
+def _currency(text: str) -> str | None:
+    lowered = text.lower()
+    for symbol in ("us$", "$", "€", "£", "¥"):
+        if symbol in lowered:
+            return CURRENCY_NAMES[symbol]
+    for word in re.findall(r"[A-Za-z]+", text):
+        if word.lower() in CURRENCY_NAMES:
+            return CURRENCY_NAMES[word.lower()]
+        if len(word) == 3 and word.isupper() and word in _iso_codes():
+            return word
+    return None
+
+
+def money_key(span: str) -> str | None:
+    """``money:<ISO>:<amount to the cent>`` for a span naming a currency, else None."""
+    from price_parser import Price
+
+    currency = _currency(span)
+    if currency is None:
+        return None
+    price = Price.fromstring(span)
+    if price.amount is None:
+        return None
+    amount = price.amount
+    scale = re.search(r"\d\s?(k|thousand|m|mn|million|bn|billion)\b", span, re.IGNORECASE)
+    if scale:
+        amount *= MULTIPLIERS[scale.group(1).lower()]
+    try:
+        return f"money:{currency}:{Decimal(amount).quantize(Decimal('0.01'))}"
+    except InvalidOperation:
+        return None
+
+
+def date_key(span: str) -> str | None:
+    """``date:YYYY-MM-DD`` when day, month and year are all written, else None."""
+    from dateutil import parser
+
+    text = re.sub(r"\bof\b", " ", span)
+    numeric = re.fullmatch(r"\s*(\d{1,2})[/.](\d{1,2})[/.](\d{4})\s*", text)
+    dayfirst = not (numeric and int(numeric.group(1)) <= 12 < int(numeric.group(2)))
+    try:
+        one = parser.parse(text, dayfirst=dayfirst, default=dt.datetime(1, 1, 1))
+        two = parser.parse(text, dayfirst=dayfirst, default=dt.datetime(2, 2, 2))
+    except (ValueError, OverflowError):
+        return None
+    if one != two:  # a part was not written: the defaults showed through
+        return None
+    return f"date:{one.date().isoformat()}"
+
+
+def id_key(span: str) -> str | None:
+    folded = _FOLD.sub("", span).lower()
+    return f"id:{folded}" if re.search(r"\d", folded) and len(folded) >= 4 else None
+
+
+KEYERS = {"money": money_key, "date": date_key, "id": id_key}
+
+
+def entity_keys(groups: Mapping[str, Sequence[str]]) -> list[str]:
+    """The keys of a chunk's entities ({contract group: values}), each once, in order."""
+    keys: list[str] = []
+    for group, values in groups.items():
+        keyer = KEYERS.get(KEYED_GROUPS.get(group, ""))
+        if keyer is None:
+            continue
+        keys += [k for k in (keyer(v) for v in values) if k]
+    return list(dict.fromkeys(keys))
+
+
+def query_entities(query: str) -> list[tuple[str, str]]:
+    """(the span as written, its key) of each amount, day and id the query names."""
+    found: list[tuple[str, str]] = []
+    for pattern, keyer in ((MONEY_SPAN, money_key), (DATE_SPAN, date_key), (ID_SPAN, id_key)):
+        for match in pattern.finditer(query):
+            key = keyer(match.group(0))
+            if key:
+                found.append((match.group(0), key))
+    return list(dict.fromkeys(found))
+
+
+def query_entity_keys(query: str) -> list[str]:
+    return list(dict.fromkeys(key for _, key in query_entities(query)))
+
+
+def keys_in(texts: Iterable[str]) -> list[str]:
+    """Keys found in free text by the query's own patterns (rules for documents spaCy misses)."""
+    return list(dict.fromkeys(k for t in texts for k in query_entity_keys(t)))

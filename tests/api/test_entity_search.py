@@ -1,0 +1,53 @@
+"""Entity-aware search with the real models: amounts, days and ids written another way than
+the document find it first, with look-alike numbers present (tests/search/entity_queries.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.search.entity_queries import DOCUMENTS, QUERIES
+from tests.service import Service, running_service
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def svc(tmp_path_factory: pytest.TempPathFactory, real_models) -> Service:  # type: ignore[no-untyped-def]
+    with running_service(tmp_path_factory.mktemp("entities"), real_models,
+                         entities=True) as s:
+        for doc_id, text in DOCUMENTS.items():
+            s.ingest(f"{doc_id}.txt", text, document_id=doc_id)
+        yield s
+
+
+@pytest.mark.parametrize("query, expected, shape", QUERIES)
+def test_an_entity_written_another_way_finds_its_document_first(
+        svc: Service, query: str, expected: str, shape: str) -> None:
+    body = svc.search(query=query, explain=True).json()
+    ids = [r["document_version"]["document_id"] for r in body["results"]]
+    assert ids and ids[0] == expected, (query, shape, ids)
+    lanes = {c["lane"]: c["rank"] for c in body["results"][0]["retrieval_contributions"]}
+    assert lanes.get("entity") == 1, (query, lanes)
+    assert "entity" in body["meta"]["retrieval"]["lanes"]
+
+
+def test_a_look_alike_number_is_no_entity(svc: Service) -> None:
+    body = svc.search(query="10000 crates", explain=True).json()
+    assert body["results"][0]["document_version"]["document_id"] == "count"
+    assert "entity" not in body["meta"]["retrieval"]["lanes"]
+
+
+def test_stored_chunks_carry_their_entities_in_one_form(svc: Service, tmp_path: Path) -> None:
+    from app.registry import clients as reg
+    from app.registry.database import transaction
+    from app.store import ChunkFilter
+
+    with transaction(svc.runtime.sessions) as s:
+        client_id = reg.client_for_key(s, secret=svc.key).id
+    [wire] = svc.runtime.store.scroll(ChunkFilter(client_id, document_ids=("wire",)))
+    assert {"money:USD:10000.00", "date:2024-01-15", "id:acct998877",
+            "id:txn2024001"} <= set(wire.payload["entity_keys"])
+    [count] = svc.runtime.store.scroll(ChunkFilter(client_id, document_ids=("count",)))
+    assert not [k for k in count.payload["entity_keys"] if k.startswith("money:")]
