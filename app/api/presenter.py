@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict
+from typing import Any
+
+from pydantic import BaseModel
 
 from app.api.schemas import (
     ContentEvidence,
@@ -44,9 +47,15 @@ from app.store.payload import HEADING_PATH, LINE_END, LINE_START, PAGE, TEXT, ch
 
 def search_query(body: SearchRequest) -> SearchQuery:
     return SearchQuery(query=body.query, scope=body.scope, alpha=body.alpha, rerank=body.rerank,
-                       filters=body.filters or {}, offset=body.offset, limit=body.limit,
+                       filters=plain_filters(body.filters), offset=body.offset, limit=body.limit,
                        fusion=body.fusion, versions=body.versions, as_of=body.as_of,
                        diagnose=tuple(body.diagnose))
+
+
+def plain_filters(filters: dict[str, Any] | None) -> dict[str, Any]:
+    """Request filters as plain JSON values (ranges and negations as the objects they were)."""
+    return {k: v.model_dump(by_alias=True, exclude_none=True) if isinstance(v, BaseModel)
+            else v for k, v in (filters or {}).items()}
 
 
 def evidence_result(answer: SearchAnswer, *, explain: bool) -> EvidenceResult:

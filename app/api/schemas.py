@@ -63,9 +63,32 @@ class Fusion(StrEnum):
 DocumentKind = StrEnum("DocumentKind", {kind: kind for kind in KINDS})  # app/formats.py
 
 FilterScalar = str | int | float | bool
+RangeBound = int | float | str
+
+
+class FilterRange(BaseModel):
+    """A range: numbers, or dates (RFC 3339 or YYYY-MM-DD); any of the four bounds."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    gte: RangeBound | None = None
+    gt: RangeBound | None = None
+    lte: RangeBound | None = None
+    lt: RangeBound | None = None
+    currency: str | None = Field(None, description="entities.monetary_amounts only: compare "
+                                 "amounts in this ISO 4217 currency (none: any currency)")
+
+
+class FilterNot(BaseModel):
+    """A negation: versions (or, for entities.*, chunks) holding none of these values."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
+    not_: FilterScalar | list[FilterScalar] = Field(alias="not")
+
+
 FilterValue = Annotated[
-    FilterScalar | list[FilterScalar],
-    Field(description="A value, or a list of values of which any may match")]
+    FilterScalar | list[FilterScalar] | FilterRange | FilterNot,
+    Field(description="A value, a list of values of which any may match, a range "
+                      "({\"gte\": 10000}) or a negation ({\"not\": \"draft\"})")]
 
 CONTRACT_REQUEST_EXAMPLE = {"query": "budget report", "scope": "content", "alpha": 0.5}
 
@@ -398,7 +421,7 @@ class Meta(BaseModel):
     has_more: bool
     query_time_ms: float
     retrieval: RetrievalInfo
-    applied_filters: dict[str, list[FilterScalar]] = Field(
+    applied_filters: dict[str, list[FilterScalar | dict[str, Any]]] = Field(
         description="The filters applied, every value as a list")
     scope: Scope = Scope.content
     timings: dict[str, float] = Field(default_factory=dict)

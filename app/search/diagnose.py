@@ -190,7 +190,9 @@ def _filtered_by(document: Document, version: DocumentVersion,
     failed: dict[str, list[Any]] = {}
     for key, values in applied.items():
         if key in RESERVED:
-            if not set(own[key]) & set(values):
+            negated = values[0]["not"] if values and isinstance(values[0], dict) else None
+            if (set(own[key]) & set(negated) if negated is not None
+                    else not set(own[key]) & set(values)):
                 failed[key] = own[key]
         elif not leaf_matches(leaves, {key: values}):
             failed[key] = [leaf.value for leaf in leaves if leaf.key == key]

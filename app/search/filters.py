@@ -57,12 +57,25 @@ def parse_filters(filters: Mapping[str, Any], *, client_id: str,
     never had is a 422 naming the nearest known keys, not a silent empty answer. An entity
     group outside the contract's eight is always a 422.
     """
-    applied: dict[str, list[Scalar]] = {}
+    applied: dict[str, list[Any]] = {}
     reserved: dict[str, tuple[str, ...]] = {}
     metadata: list[Alternatives] = []
+    excluded: list[Alternatives] = []
     if len(filters) > MAX_FILTER_KEYS:
         raise BadRequest(f"at most {MAX_FILTER_KEYS} filter keys", code="INVALID_FILTER")
     for key, value in filters.items():
+        if isinstance(value, dict) and set(value) == {"not"}:  # a negation: none of these
+            negated = value["not"] if isinstance(value["not"], list) else [value["not"]]
+            inner_flt, inner = parse_filters({key: negated}, client_id=client_id,
+                                             key_types=key_types,
+                                             catalog_complete=catalog_complete)
+            excluded.extend(_as_conditions(inner_flt))
+            applied[key] = [{"not": inner[key]}]
+            continue
+        if isinstance(value, dict):  # a range
+            metadata.append(_range(key, value, key_types or {}))
+            applied[key] = [dict(value)]
+            continue
         values = value if isinstance(value, list) else [value]
         if not values:
             raise _bad(key, "an empty list matches nothing; leave the key out instead")
@@ -111,8 +124,78 @@ def parse_filters(filters: Mapping[str, Any], *, client_id: str,
                       document_ids=reserved.get("document_id", ()),
                       version_ids=reserved.get("version_id", ()),
                       kinds=reserved.get("kind", ()), sources=reserved.get("source", ()),
-                      metadata=tuple(metadata))
+                      metadata=tuple(metadata), excluded=tuple(excluded))
     return flt, applied
+
+
+RANGE_OPS = ("gte", "gt", "lte", "lt")
+
+
+def _as_conditions(flt: ChunkFilter) -> list[Alternatives]:
+    """A one-key filter's conditions (reserved keys as their payload fields)."""
+    found: list[Alternatives] = list(flt.metadata)
+    for key, values in (("document_id", flt.document_ids), ("version_id", flt.version_ids),
+                        ("kind", flt.kinds), ("source", flt.sources)):
+        if values:
+            found.append(((key, values),))
+    return found
+
+
+def _range(key: str, spec: Mapping[str, Any], key_types: Mapping[str, set[str]]
+           ) -> Alternatives:
+    """``{"gte" | "gt" | "lte" | "lt": bound, …}`` on a number or date key, or on an entity's
+    normalised amounts (``currency``: one currency, else any) or days."""
+    from app.entity_values import _iso_codes
+    from app.store.base import Bounds
+    from app.store.payload import DAY_TREE, ENTITY_DAYS, ENTITY_MONEY, day_number
+
+    bounds = {op: spec[op] for op in RANGE_OPS if spec.get(op) is not None}
+    unknown = set(spec) - set(RANGE_OPS) - {"currency"}
+    if unknown or not bounds:
+        raise _bad(key, "a range takes one or more of gte, gt, lte, lt (and, for "
+                        "entities.monetary_amounts, currency); a negation takes not")
+    if key in RESERVED:
+        raise _bad(key, "ranges apply to numbers and dates, not to a reserved key")
+    currency = spec.get("currency")
+    if currency is not None and key != "entities.monetary_amounts":
+        raise _bad(key, "currency narrows entities.monetary_amounts only")
+    numbers = all(isinstance(b, (int, float)) and not isinstance(b, bool)
+                  for b in bounds.values())
+    days = {op: day_number(b) if isinstance(b, str) and value_type(b) == "date" else None
+            for op, b in bounds.items()}
+    dates = all(d is not None for d in days.values())
+    if not (numbers or dates):
+        raise _bad(key, "range bounds are numbers, or dates (RFC 3339 or YYYY-MM-DD), "
+                        "all of one kind")
+    for b in bounds.values():
+        if numbers:
+            check_scalar(b, where=f"filter {key[:100]!r}", code="INVALID_FILTER",
+                         max_chars=MAX_FILTER_STRING)
+    group = key.partition(".")[0]
+    if group not in GROUPS:
+        raise _bad(key, f"unknown group {group!r}; groups are {', '.join(GROUPS)}")
+    if key == "entities.monetary_amounts":
+        if not numbers:
+            raise _bad(key, "amounts compare with numbers")
+        if currency is not None and (not isinstance(currency, str)
+                                     or currency not in _iso_codes()):
+            raise _bad(key, f"currency {currency!r} is no ISO 4217 code (USD, EUR, GBP, …)")
+        return ((f"{ENTITY_MONEY}.{currency or 'any'}", (Bounds(**bounds),)),)
+    if key == "entities.dates_times":
+        if not dates:
+            raise _bad(key, "days compare with dates (RFC 3339 or YYYY-MM-DD)")
+        return ((ENTITY_DAYS, (Bounds(**days),)),)
+    if group == "entities":
+        raise _bad(key, "ranges apply to entities.monetary_amounts and entities.dates_times")
+    known = set(key_types.get(key, ())) | ({STANDARD_TYPES[key]} if key in STANDARD_TYPES
+                                           else set())
+    wanted = "number" if numbers else "date"
+    if known and wanted not in known:
+        raise _bad(key, f"holds {' or '.join(sorted(known))} values: a range needs numbers "
+                        "or dates")
+    if numbers:
+        return ((f"meta.{key}", (Bounds(**bounds),)),)
+    return ((f"meta.{DAY_TREE}.{key}", (Bounds(**days),)),)
 
 
 def _conditions(key: str, values: list[Scalar]) -> list[Alternatives]:
@@ -130,10 +213,51 @@ def _conditions(key: str, values: list[Scalar]) -> list[Alternatives]:
     return [tuple(alternatives)]
 
 
-def leaf_matches(leaves: list[Leaf], applied: Mapping[str, list[Scalar]]) -> bool:
+def _leaf_number(key: str, value: Any) -> float | None:
+    """A leaf's value as a range compares it: a number, a date's day number, an entity's
+    normalised amount or day."""
+    from app.entity_values import date_key, money_key
+    from app.store.payload import day_number
+
+    if key == "entities.monetary_amounts":
+        money = money_key(str(value))
+        return float(money.rsplit(":", 1)[1]) if money else None
+    if key == "entities.dates_times":
+        day = date_key(str(value))
+        return day_number(day.split(":", 1)[1]) if day else None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return day_number(value) if isinstance(value, str) and value_type(value) == "date" else None
+
+
+def _in_range(spec: Mapping[str, Any], number: float | None) -> bool:
+    from app.store.payload import day_number
+
+    if number is None:
+        return False
+    for op, bound in spec.items():
+        if op not in RANGE_OPS:
+            continue
+        b = day_number(bound) if isinstance(bound, str) else float(bound)
+        if b is None or not {"gte": number >= b, "gt": number > b, "lte": number <= b,
+                             "lt": number < b}[op]:
+            return False
+    return True
+
+
+def leaf_matches(leaves: list[Leaf], applied: Mapping[str, list[Any]]) -> bool:
     """The same semantics over a version's leaves (the metadata lane filters this way)."""
     for key, values in applied.items():
         if key in RESERVED:
+            continue
+        if values and isinstance(values[0], dict):
+            spec = values[0]
+            own = [leaf for leaf in leaves if leaf.key == key]
+            if "not" in spec:
+                if leaf_matches(own, {key: spec["not"]}):
+                    return False
+            elif not any(_in_range(spec, _leaf_number(key, leaf.value)) for leaf in own):
+                return False
             continue
         wanted = {(_norm_type(v), _norm_value(v)) for v in values}
         if not any((_norm_type(leaf.value), _norm_value(leaf.value)) in wanted

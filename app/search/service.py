@@ -33,6 +33,8 @@ from app.store import ChunkFilter
 from app.store.base import FAR_FUTURE
 
 MAX_WINDOW = 200
+RESERVED_ARGS = {"document_id": "document_ids", "version_id": "version_ids", "kind": "kinds",
+                 "source": "sources"}
 LANE_ORDER = ("dense", "sparse", "entity")
 VersionKey = tuple[str, str]
 
@@ -295,6 +297,13 @@ def metadata_lane(session: Session, client_id: str, query: str, flt: ChunkFilter
     leaves = (discovery.version_leaves(session, client_id=client_id, keys=keys)
               if any(k not in RESERVED for k in applied) else None)
     candidates = [(r.document_id, r.version_id, r.leaf) for r in rows]
+    negated = {k: v[0]["not"] for k, v in applied.items()
+               if k in RESERVED and v and isinstance(v[0], dict)}
+    shut: set[VersionKey] = set()
+    for key, values in negated.items():  # a negated reserved key: those versions leave
+        shut |= set(docs_registry.versions_by_keys(
+            session, client_id=client_id, keys=keys, **{RESERVED_ARGS[key]: tuple(values)}))
+    candidates = [c for c in candidates if (c[0], c[1]) not in shut]
     hits = rank_versions(query, candidates, leaves, applied, allowed)
     if not applied:
         return hits, None

@@ -63,6 +63,20 @@ Alternatives = tuple[tuple[str, tuple[Any, ...]], ...]
 
 
 @dataclass(frozen=True)
+class Bounds:
+    """A range condition's bounds on a number (None: that side open)."""
+
+    gte: float | None = None
+    gt: float | None = None
+    lte: float | None = None
+    lt: float | None = None
+
+    def as_dict(self) -> dict[str, float]:
+        return {k: v for k, v in (("gte", self.gte), ("gt", self.gt), ("lte", self.lte),
+                                  ("lt", self.lt)) if v is not None}
+
+
+@dataclass(frozen=True)
 class ChunkFilter:
     """Which chunks a query may see. ``searchable_only`` keeps published, current versions."""
 
@@ -76,6 +90,8 @@ class ChunkFilter:
     # strings match exactly, numbers by value. Two alternatives arise when one key is filtered
     # with values of two types that live under different paths (booleans: see filters.py).
     metadata: tuple[Alternatives, ...] = field(default=())
+    # Conditions none of which may hold (negated filters): each as ``metadata``'s
+    excluded: tuple[Alternatives, ...] = field(default=())
     # The version timeline (with searchable_only off): published at or before, and superseded
     # after, these instants. "Every published version" is published_by=FAR_FUTURE.
     published_by: float | None = None
@@ -85,12 +101,12 @@ class ChunkFilter:
     def narrows(self) -> bool:
         """Whether exact filters narrow the candidates beyond the client and its versions."""
         return bool(self.document_ids or self.version_ids or self.kinds or self.sources
-                    or self.metadata)
+                    or self.metadata or self.excluded)
 
     def unnarrowed(self) -> ChunkFilter:
         """The same client and versions without the exact filters: the ranking they keep."""
         return replace(self, document_ids=(), version_ids=(), kinds=(), sources=(),
-                       metadata=())
+                       metadata=(), excluded=())
 
     def conditions(self) -> list[Alternatives]:
         """The conditions that must all hold."""
@@ -106,24 +122,38 @@ class ChunkFilter:
 
 
 # ("any", key, [str, …]) | ("eq", key, v) | ("range", key, x): equal to x | ("lte" | "gt", key, x)
+# | ("between", key, {"gte" | "gt" | "lte" | "lt": x, …})
 FilterOp = tuple[str, str, Any]
+
+
+def _options(alternatives: Alternatives) -> list[FilterOp]:
+    """One condition's alternatives as operations: strings match exactly (several at once:
+    any of); numbers by value, as a closed range, so 12 matches a stored 12.0 and never the
+    string "12"; Bounds as a range."""
+    options: list[FilterOp] = []
+    for key, values in alternatives:
+        if len(values) > 1 and all(isinstance(v, str) for v in values):
+            options.append(("any", key, list(values)))
+            continue
+        for v in values:
+            if isinstance(v, Bounds):
+                options.append(("between", key, v.as_dict()))
+            elif isinstance(v, (int, float)) and not isinstance(v, bool):
+                options.append(("range", key, float(v)))
+            else:
+                options.append(("eq", key, v))
+    return options
+
+
+def exclusion_plan(flt: ChunkFilter) -> list[FilterOp]:
+    """The negated filters: a chunk matching any of these operations is left out."""
+    return [op for alternatives in flt.excluded for op in _options(alternatives)]
 
 
 def filter_plan(flt: ChunkFilter) -> list[list[FilterOp]]:
     """The filter as engine-neutral operations: a list of must-hold conditions, each a list of
-    alternatives. Strings match exactly (several at once: any of); numbers by value, as a
-    closed range, so 12 matches a stored 12.0 and never the string "12"."""
-    plan = []
-    for alternatives in flt.conditions():
-        options: list[FilterOp] = []
-        for key, values in alternatives:
-            if len(values) > 1 and all(isinstance(v, str) for v in values):
-                options.append(("any", key, list(values)))
-                continue
-            for v in values:
-                numeric = isinstance(v, (int, float)) and not isinstance(v, bool)
-                options.append(("range", key, float(v)) if numeric else ("eq", key, v))
-        plan.append(options)
+    alternatives (_options); exclusion_plan holds what must not."""
+    plan = [_options(alternatives) for alternatives in flt.conditions()]
     if flt.published_by is not None:
         plan.append([("lte", PUBLISHED_TS, flt.published_by)])
     if flt.superseded_after is not None:

@@ -34,6 +34,7 @@ from app.store.base import (
     check_model,
     check_payloads,
     check_sparse_scoring,
+    exclusion_plan,
     filter_plan,
     stored_point,
 )
@@ -52,6 +53,8 @@ def _op(op: FilterOp) -> qe.FieldCondition:
         return qe.FieldCondition(key, range=qe.RangeFloat(lte=value))
     if kind == "gt":
         return qe.FieldCondition(key, range=qe.RangeFloat(gt=value))
+    if kind == "between":
+        return qe.FieldCondition(key, range=qe.RangeFloat(**value))
     return qe.FieldCondition(key, match=qe.MatchValue(value))
 
 
@@ -60,7 +63,8 @@ def _filter(flt: ChunkFilter) -> qe.Filter:
     for options in filter_plan(flt):
         conditions = [_op(o) for o in options]
         must.append(conditions[0] if len(conditions) == 1 else qe.Filter(should=conditions))
-    return qe.Filter(must=must)
+    must_not = [_op(o) for o in exclusion_plan(flt)]
+    return qe.Filter(must=must, must_not=must_not) if must_not else qe.Filter(must=must)
 
 
 def _hits(points: list[Any]) -> list[StoredHit]:

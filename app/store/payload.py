@@ -10,7 +10,7 @@ bool payload): app/search/filters.py turns filters into paths under these trees.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from app.leaves import Leaf
@@ -68,7 +68,7 @@ def chunk_payload(*, client_id: str, document_id: str, version_id: str, chunk_in
                   sheet: str | None = None, entity_keys: Sequence[str] = ()) -> dict[str, Any]:
     """A chunk's payload, written hidden: publication flips ``visibility``."""
     table = {ROWS: True, SHEET: sheet} if rows else {}
-    return {**table, ENTITY_KEYS: list(entity_keys),
+    return {**table, ENTITY_KEYS: list(entity_keys), **entity_numbers(entity_keys),
         CLIENT_ID: client_id, DOCUMENT_ID: document_id, VERSION_ID: version_id,
         CHUNK_ID: chunk_ref(document_id, version_id, chunk_index), CHUNK_INDEX: chunk_index,
         TEXT: text,
@@ -86,6 +86,39 @@ def version_timeline(published_at: datetime | None, superseded_at: datetime | No
             SUPERSEDED_TS: superseded_at.timestamp() if superseded_at else FAR_FUTURE}
 
 
+# Under ``meta``, dates also sit as day numbers (days since 1970-01-01, a time as the day's
+# fraction) for range filters: ``meta._day.custom.signed`` (no group is named "_day")
+DAY_TREE = "_day"
+ENTITY_MONEY, ENTITY_DAYS = "entity_money", "entity_days"
+
+
+def day_number(value: str) -> float | None:
+    """An ISO date or RFC 3339 instant as days since 1970-01-01 (UTC), for ranges."""
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC).replace(tzinfo=None)
+    return (moment - datetime(1970, 1, 1)).total_seconds() / 86400
+
+
+def entity_numbers(keys: Sequence[str]) -> dict[str, Any]:
+    """The numbers range filters compare on entities: amounts by currency (and under "any"),
+    days as day numbers — from the chunk's entity keys (app/entity_values.py)."""
+    money: dict[str, list[float]] = {}
+    days: list[float] = []
+    for key in keys:
+        kind, _, rest = key.partition(":")
+        if kind == "money":
+            currency, _, amount = rest.partition(":")
+            for bucket in (currency, "any"):
+                money.setdefault(bucket, []).append(float(amount))
+        elif kind == "date" and (day := day_number(rest)) is not None:
+            days.append(day)
+    return {ENTITY_MONEY: money, ENTITY_DAYS: days}
+
+
 def payload_meta(leaves: list[Leaf]) -> tuple[dict[str, Any], dict[str, Any]]:
     """The ``meta`` and ``meta_bool`` payload trees a chunk carries for metadata filters."""
     meta: dict[str, Any] = {}
@@ -93,22 +126,28 @@ def payload_meta(leaves: list[Leaf]) -> tuple[dict[str, Any], dict[str, Any]]:
     for leaf in leaves:
         if leaf.key.startswith("entities."):
             continue
+        if leaf.type == "date" and (day := day_number(str(leaf.value))) is not None:
+            _put(meta, f"{DAY_TREE}.{leaf.key}", day)
         target = meta_bool if leaf.type == "boolean" else meta
         value = ("true" if leaf.value else "false") if leaf.type == "boolean" else leaf.value
-        *parents, last = leaf.key.split(".")
-        node = target
-        for part in parents:
-            node = node.setdefault(part, {})
-            if not isinstance(node, dict):
-                break  # a value already sits where this leaf needs an object (lists of
-                # objects of different shapes): the leaf is kept in the registry, not here
-        if not isinstance(node, dict):
-            continue
-        existing = node.get(last)
-        if existing is None:
-            node[last] = value
-        elif isinstance(existing, list):
-            existing.append(value)
-        else:
-            node[last] = [existing, value]
+        _put(target, leaf.key, value)
     return meta, meta_bool
+
+
+def _put(target: dict[str, Any], key: str, value: Any) -> None:
+    """A leaf into a tree at its dotted key; a second value there makes a list."""
+    *parents, last = key.split(".")
+    node = target
+    for part in parents:
+        node = node.setdefault(part, {})
+        if not isinstance(node, dict):
+            # a value already sits where this leaf needs an object (lists of objects of
+            # different shapes): the leaf is kept in the registry, not here
+            return
+    existing = node.get(last)
+    if existing is None:
+        node[last] = value
+    elif isinstance(existing, list):
+        existing.append(value)
+    else:
+        node[last] = [existing, value]

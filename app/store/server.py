@@ -27,6 +27,7 @@ from app.store.base import (
     check_model,
     check_payloads,
     check_sparse_scoring,
+    exclusion_plan,
     filter_plan,
     stored_point,
 )
@@ -42,6 +43,8 @@ def _op(op: FilterOp) -> models.FieldCondition:
         return models.FieldCondition(key=key, range=models.Range(lte=value))
     if kind == "gt":
         return models.FieldCondition(key=key, range=models.Range(gt=value))
+    if kind == "between":
+        return models.FieldCondition(key=key, range=models.Range(**value))
     return models.FieldCondition(key=key, match=models.MatchValue(value=value))
 
 
@@ -50,7 +53,8 @@ def _filter(flt: ChunkFilter) -> models.Filter:
     for options in filter_plan(flt):
         conditions = [_op(o) for o in options]
         must.append(conditions[0] if len(conditions) == 1 else models.Filter(should=conditions))
-    return models.Filter(must=must)
+    must_not = [_op(o) for o in exclusion_plan(flt)]
+    return models.Filter(must=must, must_not=must_not or None)
 
 
 def _hits(points: list[Any]) -> list[StoredHit]:

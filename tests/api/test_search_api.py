@@ -372,7 +372,11 @@ def test_the_spec_types_metadata_filters_and_health_and_carries_the_contract_exa
     assert (obj["type"], null) == ("object", {"type": "null"})
     filters = obj["additionalProperties"]
     scalar = [{"type": "string"}, {"type": "integer"}, {"type": "number"}, {"type": "boolean"}]
-    assert filters["anyOf"] == [*scalar, {"type": "array", "items": {"anyOf": scalar}}]
+    assert filters["anyOf"] == [*scalar, {"type": "array", "items": {"anyOf": scalar}},
+                                {"$ref": "#/components/schemas/FilterRange"},
+                                {"$ref": "#/components/schemas/FilterNot"}]
+    assert set(comps["FilterRange"]["properties"]) == {"gte", "gt", "lte", "lt", "currency"}
+    assert set(comps["FilterNot"]["properties"]) == {"not"}
     health = spec["paths"]["/health"]["get"]["responses"]["200"]["content"]
     assert health["application/json"]["schema"] == {"$ref": "#/components/schemas/Health"}
     assert comps["Health"]["properties"]["vector_store"]["enum"] == ["qdrant-edge",

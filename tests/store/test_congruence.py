@@ -192,3 +192,34 @@ def test_a_collection_scored_by_the_engines_idf_asks_for_a_reindex(tmp_path: Pat
     with pytest.raises(StoreNeedsReindex) as err:
         open_store(_settings("edge", tmp_path), dense_model="m", dense_dim=384)
     assert "evidence reindex" in err.value.message
+
+
+def test_ranges_and_negations_match_the_same_on_both_engines(store) -> None:
+    """Range conditions on numbers (any element of an array within the bounds) and negated
+    conditions (must-not), as app/search/filters.py writes them."""
+    from app.store.base import Bounds
+    from app.store.payload import entity_numbers
+
+    dense = FakeDense()
+    rows = [("p1", 5000.0, "money:USD:5000.00"), ("p2", 10000.0, "money:USD:10000.00"),
+            ("p3", 12500.5, "money:EUR:12500.50")]
+    store.upsert([ChunkPoint(
+        id=point_id("c3", doc, "v1", 0), dense=dense.embed_documents([doc])[0].tolist(),
+        sparse=SparseVec([1], [1.0]),
+        payload={"client_id": "c3", "document_id": doc, "version_id": "v1", "chunk_index": 0,
+                 "text": doc, "kind": "txt", "source": "", "visibility": SEARCHABLE,
+                 "meta": {"custom": {"amount": amount}}, **entity_numbers([key])})
+        for doc, amount, key in rows])
+
+    def docs(**flt: object) -> list[str]:
+        found = store.scroll(ChunkFilter("c3", **flt))  # type: ignore[arg-type]
+        return sorted(h.payload["document_id"] for h in found)
+
+    assert docs(metadata=((("meta.custom.amount", (Bounds(gte=10000),)),),)) == ["p2", "p3"]
+    assert docs(metadata=((("meta.custom.amount", (Bounds(gt=5000, lt=12500.5),)),),)) == ["p2"]
+    assert docs(metadata=((("entity_money.USD", (Bounds(gte=6000),)),),)) == ["p2"]
+    assert docs(metadata=((("entity_money.any", (Bounds(gte=6000),)),),)) == ["p2", "p3"]
+    assert docs(excluded=((("document_id", ("p1",)),),)) == ["p2", "p3"]
+    assert docs(excluded=((("meta.custom.amount", (Bounds(lte=10000),)),),)) == ["p3"]
+    assert docs(metadata=((("entity_money.any", (Bounds(gte=1),)),),),
+                excluded=((("entity_money.EUR", (Bounds(gte=1),)),),)) == ["p1", "p2"]
