@@ -333,6 +333,10 @@ def search(
     why: Annotated[list[str] | None, typer.Option(
         "--why", metavar="DOCUMENT_ID",
         help="say why this document was or was not found (repeatable, up to 10)")] = None,
+    facets: Annotated[list[str] | None, typer.Option(
+        "--facet", metavar="KEY",
+        help="count the ranked versions' values of KEY: kind, source, custom.project, "
+             "entities.organizations (repeatable, up to 10)")] = None,
     as_json: JsonOption = False,
     api_key: ApiKeyOption = None,
     server: ServerOption = None,
@@ -351,6 +355,7 @@ def search(
         body = {"query": query, "scope": scope, "filters": parse_filter_options(filters or []),
                 "rerank": rerank, "explain": explain, "limit": limit, "offset": offset,
                 "versions": versions, "diagnose": why or [],
+                **({"facets": facets} if facets else {}),
                 **({"alpha": alpha} if alpha is not None else {}),
                 **({"as_of": as_of} if as_of else {})}
         if server:

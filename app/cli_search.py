@@ -175,6 +175,10 @@ def print_answer(console: Console, answer: dict[str, Any], *, explain: bool = Fa
                    else " (no floor)"), style="dim"))
         timings = ", ".join(f"{k} {v:.1f}" for k, v in meta.get("timings", {}).items())
         console.print(Text(f"timings ms: {timings}", style="dim"))
+    for key, values in (meta.get("facets") or {}).items():
+        shown = " · ".join(f"{json.dumps(v['value'], ensure_ascii=False)} {v['count']}"
+                           for v in values) or "(no values)"
+        console.print(indented(Text(f"{key}: {shown}"), 0))
     for warning in meta.get("warnings", []):
         console.print(f"[yellow]warning:[/yellow] {escape(warning)}")
     for diagnosis in meta.get("diagnostics") or []:

@@ -90,6 +90,8 @@ def test_a_search_answer_reads_at_80_columns_with_every_number_whole() -> None:
                  "timings": {"total": 4.2},
                  "lanes": [{"lane": "sparse", "floor": 1.0, "fetched": 40, "kept": 12,
                             "removed_by_floor": 28, "depth": 40}],
+                 "facets": {"kind": [{"value": "pdf", "count": 9}, {"value": "txt",
+                                                                    "count": 2}]},
                  "warnings": ["embedding model did not answer: results by keywords only"]}}
     console = Console(width=WIDTH, record=True, highlight=False)
     print_answer(console, answer, explain=True)
@@ -108,6 +110,7 @@ def test_a_search_answer_reads_at_80_columns_with_every_number_whole() -> None:
     assert "sparse lane: fetched 40, kept 12 at or over the floor 1" in lines
     assert "warning: embedding model did not answer: results by keywords only" in lines
     assert "partial answer: dense (EMBEDDING_TIMEOUT) did not answer" in lines
+    assert 'kind: "pdf" 9 · "txt" 2' in lines
     assert any(line.startswith("alpha 0.5 · lanes sparse, metadata · reranked no")
                for line in lines)
 

@@ -19,6 +19,7 @@ from app.api.schemas import (
     DocumentOut,
     DocumentVersionRef,
     EvidenceResult,
+    FacetValue,
     JobOut,
     JobStage,
     LaneDiagnosis,
@@ -49,7 +50,7 @@ def search_query(body: SearchRequest) -> SearchQuery:
     return SearchQuery(query=body.query, scope=body.scope, alpha=body.alpha, rerank=body.rerank,
                        filters=plain_filters(body.filters), offset=body.offset, limit=body.limit,
                        fusion=body.fusion, versions=body.versions, as_of=body.as_of,
-                       diagnose=tuple(body.diagnose))
+                       diagnose=tuple(body.diagnose), facets=tuple(body.facets or ()))
 
 
 def plain_filters(filters: dict[str, Any] | None) -> dict[str, Any]:
@@ -86,6 +87,8 @@ def evidence_result(answer: SearchAnswer, *, explain: bool) -> EvidenceResult:
                            fetched=r.fetched, kept=len(r.hits),  # type: ignore[arg-type]
                            removed_by_floor=r.fetched - len(r.hits), depth=r.depth)
                for r in answer.lanes] if explain else None,
+        facets=None if answer.facets is None else {
+            key: [FacetValue(**v) for v in values] for key, values in answer.facets.items()},
         diagnostics=None if answer.diagnoses is None else [
             Diagnostic(document_id=d.document_id, version_id=d.version_id,
                        status=d.status, rank=d.rank,  # type: ignore[arg-type]

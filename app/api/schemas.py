@@ -200,6 +200,12 @@ class SearchRequest(BaseModel):
         description="Up to 10 document_ids: meta.diagnostics says, for this very search, "
                     "whether each was shown and, if not, why (a floor, the window, a filter, "
                     "its versions, not published, not found)", examples=[["travel-policy.pdf"]])
+    facets: list[Annotated[str, Field(max_length=200)]] | None = Field(
+        None, max_length=10,
+        description="Up to 10 keys (kind, source, custom.<key>, document.<key>, "
+                    "entities.<group>): meta.facets counts, over every Document Version the "
+                    "answer ranks (not only this page), how many hold each value (top 20)",
+        examples=[["kind", "entities.organizations"]])
     offset: int = Field(0, ge=0, le=MAX_WINDOW, description="offset + limit ≤ 200")
     limit: int = Field(10, ge=1, le=MAX_WINDOW, description="Document Versions per page")
     explain: bool = Field(False, description="Add per-lane scores and ranks to each item")
@@ -412,6 +418,11 @@ class RetrievalInfo(BaseModel):
                                           "status is complete (additive)")
 
 
+class FacetValue(BaseModel):
+    value: FilterScalar
+    count: int = Field(description="Document Versions of the ranked set holding the value")
+
+
 class Meta(BaseModel):
     query: str
     total: int
@@ -430,6 +441,9 @@ class Meta(BaseModel):
         None, description="With explain: each content lane's floor, fetched and kept counts")
     diagnostics: list[Diagnostic] | None = Field(
         None, description="With diagnose: one entry per named document_id")
+    facets: dict[str, list[FacetValue]] | None = Field(
+        None, description="With facets: each key's values, most versions first (the ranked "
+                          "set; a lower bound where total_is_lower_bound)")
 
 
 CONTRACT_RESPONSE_EXAMPLE = {

@@ -74,8 +74,8 @@ function filtersFromForm() {
     let v = value.value;
     try {
       const parsed = JSON.parse(v);
-      if (parsed !== null && typeof parsed !== "object") v = parsed;
-      else if (Array.isArray(parsed)) v = parsed;
+      // numbers, booleans, [lists] and {"gte": …} / {"not": …} objects; anything else a string
+      if (parsed !== null) v = parsed;
     } catch (err) { /* a plain string */ }
     filters[k] = k in filters ? [].concat(filters[k], v) : v;
   }
@@ -103,7 +103,26 @@ function searchBody(offset) {
     limit: Number($("limit").value),
     offset,
     diagnose: $("why").value.trim() ? [$("why").value.trim()] : [],
+    facets: $("facets").value.split(",").map((k) => k.trim()).filter(Boolean).slice(0, 10),
   };
+}
+
+function showFacets(meta) {
+  const box = clear($("facet-counts"));
+  for (const [key, values] of Object.entries(meta.facets || {})) {
+    const buttons = values.map((v) => {
+      const b = el("button", { type: "button", class: "facet",
+                               text: `${String(v.value)} (${v.count})`,
+                               "aria-label": `Filter ${key} = ${String(v.value)}` });
+      b.addEventListener("click", () => {
+        filterRow(key, typeof v.value === "string" ? v.value : JSON.stringify(v.value));
+        runSearch(0);
+      });
+      return b;
+    });
+    box.append(el("div", { class: "facet-group" }, el("span", { text: `${key}: ` }),
+                  ...(buttons.length ? buttons : [el("span", { text: "(no values)" })])));
+  }
 }
 
 async function runSearch(offset = 0) {
@@ -243,6 +262,7 @@ function renderAnswer(answer, explain) {
   if (m.warnings && m.warnings.length) {
     metaBox.append(el("ul", { class: "warnings" }, m.warnings.map((w) => el("li", { text: w }))));
   }
+  showFacets(m);
   if (explain && m.lanes) {
     metaBox.append(el("p", { class: "scores", text: m.lanes.map((l) =>
       `${l.lane === "sparse" ? "BM25" : "dense"} lane: fetched ${l.fetched}, kept ${l.kept}` +

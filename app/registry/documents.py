@@ -287,6 +287,22 @@ def shown_versions(session: Session, *, client_id: str, keys: Collection[Version
             if (d, v) in wanted}
 
 
+def facet_rows(session: Session, *, client_id: str, keys: Collection[VersionKey]
+               ) -> list[tuple[VersionKey, str, str | None, dict | None, dict | None]]:
+    """(key, kind, source, canonical metadata, entities) of the given versions: what facets
+    count (app/search/facets.py)."""
+    if not keys:
+        return []
+    stmt = where_version_keys(
+        select(Document.document_id, DocumentVersion.version_id, Document.kind,
+               Document.source, DocumentVersion.canonical_metadata, DocumentVersion.entities)
+        .join(DocumentVersion, DocumentVersion.document_pk == Document.id),
+        client_id=client_id, keys=keys)
+    wanted = set(keys)
+    return [((d, v), kind, source, meta, ents)
+            for d, v, kind, source, meta, ents in session.execute(stmt) if (d, v) in wanted]
+
+
 def versions_of(session: Session, *, document_pk: int) -> list[DocumentVersion]:
     return list(session.scalars(select(DocumentVersion).where(
         DocumentVersion.document_pk == document_pk).order_by(DocumentVersion.id)))

@@ -20,10 +20,12 @@ from sqlalchemy.orm import Session
 from app.bm25 import BackgroundPrior, CorpusLookup, CorpusStats
 from app.entity_values import query_entity_keys
 from app.errors import BadRequest, Conflict
+from app.leaves import leaves_of
 from app.registry import bm25_stats, discovery
 from app.registry import documents as docs_registry
 from app.registry.documents import ShownVersion
 from app.search.diagnose import Diagnosis, SearchContext, diagnose
+from app.search.facets import check_facets, count_facets, facts_by_version
 from app.search.filters import RESERVED, parse_filters
 from app.search.grouping import with_evidence
 from app.search.metadata_lane import MetadataHit, fuse_versions, lookup_terms, rank_versions
@@ -54,6 +56,7 @@ class SearchQuery:
     versions: str = "current"  # or "all": every published version, superseded ones too
     as_of: datetime | None = None  # the versions current at this instant
     diagnose: tuple[str, ...] = ()  # document ids to explain (app/search/diagnose.py)
+    facets: tuple[str, ...] = ()  # keys to count values of over the ranked versions
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,7 @@ class SearchAnswer:
     degradations: list[str] = field(default_factory=list)  # what fell back, by name
     diagnoses: list[Diagnosis] | None = None
     searched: list[str] = field(default_factory=list)  # the lanes that answered
+    facets: dict[str, list[dict[str, Any]]] | None = None
     failures: list[LaneFailure] = field(default_factory=list)  # asked for, did not answer
 
     @property
@@ -109,6 +113,7 @@ class SearchService:
                              code="WINDOW_TOO_LARGE",
                              details={"offset": query.offset, "limit": query.limit,
                                       "max_window": MAX_WINDOW})
+        facet_keys = check_facets(query.facets)
         wants_metadata = query.scope in ("metadata", "both")
         if wants_metadata:
             _require_ready(session, client_id, query.scope)
@@ -192,6 +197,13 @@ class SearchService:
                 sparse_vector=outcome.sparse_vector if outcome else None,
                 lanes={lane.lane: lane for lane in lane_results}), query.diagnose)
             timings["diagnose"] = round((time.perf_counter() - t0) * 1000, 3)
+        facets = None
+        if facet_keys:
+            t0 = time.perf_counter()
+            facts = facts_by_version(docs_registry.facet_rows(
+                session, client_id=client_id, keys=[k for k, _ in ranked]), leaves_of)
+            facets = count_facets(facet_keys, facts.values())
+            timings["facets"] = round((time.perf_counter() - t0) * 1000, 3)
         rows = [AnswerRow(rank=query.offset + i, document_id=key[0], version_id=key[1],
                           canonical_metadata=versions[key].canonical_metadata
                           if key in versions else {}, version=versions.get(key),
@@ -207,7 +219,7 @@ class SearchService:
             fusion=fusion,
             reranked=reranked, reranked_count=reranked_count, applied_filters=applied,
             timings=timings, warnings=warnings, lanes=lane_results, degradations=degradations,
-            diagnoses=diagnoses, failures=failures,
+            diagnoses=diagnoses, failures=failures, facets=facets,
             searched=sorted({lane.lane for lane in lane_results}, key=LANE_ORDER.index)
             + (["metadata"] if wants_metadata else []))
 

@@ -51,3 +51,10 @@ def test_stored_chunks_carry_their_entities_in_one_form(svc: Service, tmp_path: 
             "id:txn2024001"} <= set(wire.payload["entity_keys"])
     [count] = svc.runtime.store.scroll(ChunkFilter(client_id, document_ids=("count",)))
     assert not [k for k in count.payload["entity_keys"] if k.startswith("money:")]
+
+
+def test_entity_facets_count_the_versions_holding_each_value(svc: Service) -> None:
+    body = svc.search(query="account paid", alpha=0.0, limit=1,
+                      facets=["entities.account_numbers"]).json()
+    counts = {v["value"]: v["count"] for v in body["meta"]["facets"]["entities.account_numbers"]}
+    assert counts == {"ACCT-998877": 1, "ACCT-998870": 1}

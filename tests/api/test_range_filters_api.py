@@ -91,3 +91,24 @@ def test_a_misused_range_or_negation_is_a_422_with_the_reason(svc: Service, filt
     assert error["code"] in ("INVALID_FILTER", "INVALID_REQUEST"), error
     if why:
         assert why in error["message"], error["message"]
+
+
+def test_facets_count_the_whole_ranked_set_not_the_page(svc: Service) -> None:
+    body = svc.search(query="Kestrel", alpha=1.0, limit=1,
+                      facets=["kind", "custom.status", "custom.amount"]).json()
+    assert len(body["results"]) == 1 and body["meta"]["total"] == 3
+    facets = body["meta"]["facets"]
+    assert facets["kind"] == [{"value": "txt", "count": 3}]
+    assert facets["custom.status"] == [{"value": "final", "count": 2},
+                                       {"value": "draft", "count": 1}]
+    assert [v["count"] for v in facets["custom.amount"]] == [1, 1, 1]
+    narrowed = svc.search(query="Kestrel", alpha=1.0, facets=["custom.status"],
+                          filters={"custom.amount": {"gte": 2000}}).json()["meta"]["facets"]
+    assert narrowed == {"custom.status": [{"value": "final", "count": 2}]}
+    assert svc.search(query="Kestrel").json()["meta"]["facets"] is None
+
+
+@pytest.mark.parametrize("facets", [["nope.key"], ["custom..x"], ["document_id"]])
+def test_a_facet_that_is_no_key_is_a_422(svc: Service, facets: list[str]) -> None:
+    r = svc.search(query="Kestrel", facets=facets)
+    assert r.status_code == 422 and r.json()["error"]["code"] == "INVALID_FACET"

@@ -100,12 +100,12 @@ def watched(browser, server: LiveServer) -> Iterator[Watched]:  # type: ignore[n
 
 def _upload(w: Watched, tmp_path: Path, name: str, text: str) -> None:
     page = w.page
-    page.get_by_role("button", name="Documents").click()
+    page.get_by_role("button", name="Documents", exact=True).click()
     path = tmp_path / name
     path.write_text(text)
     page.get_by_label("File", exact=True).set_input_files(str(path))
     page.get_by_role("button", name="Upload").click()
-    page.locator("#upload-status .job span").filter(has_text="published as").wait_for(
+    page.locator("#upload-status .job span").filter(has_text=f"{name}: published as").wait_for(
         timeout=60_000)
 
 
@@ -244,3 +244,22 @@ def test_drop_a_file_then_delete_the_document_after_confirming(watched: Watched,
     gone = httpx.get(f"{server.url}/documents/dropped-note",
                      headers={"X-API-Key": server.keys["acme"]})
     assert gone.status_code == 404
+
+
+def test_facets_show_as_values_that_filter_when_clicked(watched: Watched, server: LiveServer,
+                                                        tmp_path: Path) -> None:
+    page = watched.page
+    watched.sign_in(server.keys["acme"])
+    page.locator("#who").filter(has_text="Signed in as client acme").wait_for()
+    _upload(watched, tmp_path, "ledger.csv", "date,amount,memo\n2024-01-15,10000,holiday pay\n")
+    _upload(watched, tmp_path, "leave.md", "# Leave\n\nHoliday pay is paid in December.\n")
+    page.get_by_role("button", name="Search", exact=True).first.click()
+    page.get_by_label("Facets", exact=True).fill("kind")
+    watched.search("holiday pay")
+    facets = page.locator("#facet-counts")
+    assert "kind:" in facets.inner_text()
+    page.get_by_role("button", name="Filter kind = csv").click()
+    page.locator('#results[data-state="done"]').wait_for()
+    page.locator("#facet-counts").filter(has_text="csv (1)").wait_for()
+    cards = page.locator("#results .card").all_inner_texts()
+    assert len(cards) == 1 and "ledger.csv" in cards[0]
