@@ -26,8 +26,8 @@ def indented(renderable: Text, left: int) -> Padding:
 
 def parse_filter_options(options: list[str]) -> dict[str, Any]:
     """``KEY=VALUE`` options as the API's filters: the value is read as JSON when it is JSON
-    (``12``, ``true``, ``["a","b"]``) and as a string otherwise; a key given twice means any
-    of its values."""
+    (``12``, ``true``, ``["a","b"]``, a range ``{"gte": 1000}``, a negation ``{"not":
+    "draft"}``) and as a string otherwise; a key given twice means any of its values."""
     filters: dict[str, Any] = {}
     for option in options:
         key, sep, raw = option.partition("=")
@@ -38,8 +38,8 @@ def parse_filter_options(options: list[str]) -> dict[str, Any]:
             value = json.loads(raw)
         except ValueError:
             value = raw
-        if isinstance(value, dict) or value is None:
-            value = raw  # objects and null are no filter values: the text as typed
+        if value is None:
+            value = raw  # null is no filter value: the text as typed
         key = key.strip()
         if key in filters:
             before = filters[key] if isinstance(filters[key], list) else [filters[key]]

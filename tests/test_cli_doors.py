@@ -59,9 +59,11 @@ def _lines_fit(output: str) -> None:
 def test_filter_options_read_json_values_and_repeat_keys_as_any_of() -> None:
     assert parse_filter_options(["kind=pdf", "custom.year=2024", "custom.ok=true",
                                  "custom.tag=a", "custom.tag=b", "custom.code=PO-1=2",
-                                 'custom.ids=["x", 3]', "custom.obj={\"a\": 1}"]) == {
+                                 'custom.ids=["x", 3]', 'custom.amount={"gte": 1000}',
+                                 'custom.status={"not": "draft"}']) == {
         "kind": "pdf", "custom.year": 2024, "custom.ok": True, "custom.tag": ["a", "b"],
-        "custom.code": "PO-1=2", "custom.ids": ["x", 3], "custom.obj": '{"a": 1}'}
+        "custom.code": "PO-1=2", "custom.ids": ["x", 3], "custom.amount": {"gte": 1000},
+        "custom.status": {"not": "draft"}}
     with pytest.raises(BadRequest, match="KEY=VALUE"):
         parse_filter_options(["kind"])
 
@@ -303,3 +305,23 @@ def test_an_apis_http_remedy_becomes_the_clis_own() -> None:
         "`evidence serve`?); the CLI sends work to the server instead"))
     assert "sends work" not in locked and locked.endswith(
         "stop `evidence serve` first: the embedded engine admits one process")
+
+
+def test_ranges_negations_and_facets_through_the_cli(narrow: CliRunner, server: LiveServer,
+                                                     tmp_path: Path) -> None:
+    folder = tmp_path / "money"
+    folder.mkdir()
+    (folder / "big.txt").write_text("Kestrel wire of $10,000.00 sent.")
+    (folder / "small.txt").write_text("Kestrel fee of $950 charged.")
+    (folder / "plan.md").write_text("# Plan\n\nKestrel budget of €2,300 approved.")
+    assert _run(narrow, server, "ingest", str(folder))[0] == 0
+    code, out = _run(narrow, server, "search", "Kestrel", "--alpha", "1", "--json",
+                     "-f", 'entities.monetary_amounts={"gte": 2000, "currency": "USD"}')
+    assert code == 0, out
+    assert [r["document_version"]["document_id"] for r in json.loads(out)["results"]] == [
+        "big.txt"]
+    code, out = _run(narrow, server, "search", "Kestrel", "--alpha", "1", "--facet", "kind",
+                     "-f", 'kind={"not": "md"}')
+    assert code == 0, out
+    _lines_fit(out)
+    assert 'kind: "txt" 2' in out and "plan.md" not in out
