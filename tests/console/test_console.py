@@ -252,7 +252,8 @@ def test_facets_show_as_values_that_filter_when_clicked(watched: Watched, server
     watched.sign_in(server.keys["acme"])
     page.locator("#who").filter(has_text="Signed in as client acme").wait_for()
     _upload(watched, tmp_path, "ledger.csv", "date,amount,memo\n2024-01-15,10000,holiday pay\n")
-    _upload(watched, tmp_path, "leave.md", "# Leave\n\nHoliday pay is paid in December.\n")
+    _upload(watched, tmp_path, "leave.md",
+            "# Leave\n\nHoliday pay of $10,000 in all is paid in December.\n")
     page.get_by_role("button", name="Search", exact=True).first.click()
     page.get_by_label("Facets", exact=True).fill("kind")
     watched.search("holiday pay")
@@ -263,3 +264,11 @@ def test_facets_show_as_values_that_filter_when_clicked(watched: Watched, server
     page.locator("#facet-counts").filter(has_text="csv (1)").wait_for()
     cards = page.locator("#results .card").all_inner_texts()
     assert len(cards) == 1 and "ledger.csv" in cards[0]
+    # a range typed as a filter value: the amounts found in the text, in dollars
+    page.get_by_role("button", name="Remove filter 1").click()
+    page.get_by_role("button", name="Add filter").click()
+    page.get_by_label("Filter 1 key").fill("entities.monetary_amounts")
+    page.get_by_label("Filter 1 value").fill('{"gte": 5000, "currency": "USD"}')
+    watched.search("holiday pay")
+    cards = page.locator("#results .card").all_inner_texts()
+    assert len(cards) == 1 and "leave.md" in cards[0]
