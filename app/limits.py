@@ -120,7 +120,7 @@ def _check_key(key: Any, path: str, limits: MetadataLimits, code: str) -> None:
     if not isinstance(key, str) or not key:
         raise BadRequest(f"{path}: keys must be non-empty strings", code=code)
     check_text(key, field=f"{path} key", code=code, max_chars=limits.key_chars)
-    if not METADATA_KEY.match(key):
+    if not METADATA_KEY.fullmatch(key):  # "$" alone would let a trailing newline in
         raise BadRequest(f"{path}: key {key[:80]!r} may not hold '.' or control characters "
                          "(a dot separates the levels of a filter key)", code=code,
                          details={"path": path[:200]})

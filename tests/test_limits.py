@@ -48,6 +48,7 @@ def test_keys_strings_and_total_size() -> None:
     assert "at most 4" in refused({"abcde": 1})
     assert "'.'" in refused({"a.b": 1})
     assert "control" in refused({"a\nb": 1})
+    assert "control" in refused({"ab\n": 1})  # a trailing newline too: matched whole
     assert "at most 6" in refused({"a": "1234567"})
     assert "bytes as JSON" in refused({"a": "123456", "b": "123456", "c": "123456",
                                        "d": "123456"})  # {"a":"123456",…} is 53 bytes

@@ -51,10 +51,16 @@ def register_upload(session: Session, *, client_id: str, document_id: str | None
         twin = _live_twin(session, client_id=client_id, sha256=sha256)
         if twin is not None:
             return twin
-    document_id = (validate_document_id(document_id) if document_id
-                   else readable_document_id(session, client_id=client_id, filename=filename))
-    document = session.scalar(select(Document).where(
-        Document.client_id == client_id, Document.document_id == document_id))
+    if not document_id:
+        # A name-made id always makes a new document: its row is inserted at once, so a
+        # parallel upload that took the same name loses the unique index and registers again
+        # under the next free name (commit_with_retry) — never as a version of another file.
+        document_id = readable_document_id(session, client_id=client_id, filename=filename)
+        document = None
+    else:
+        document_id = validate_document_id(document_id)
+        document = session.scalar(select(Document).where(
+            Document.client_id == client_id, Document.document_id == document_id))
     if document is None:
         document = Document(client_id=client_id, document_id=document_id, kind=kind,
                             source=source, path=path, version_count=0,

@@ -142,6 +142,33 @@ def test_superseded_and_deleted_versions_never_count(svc: Service) -> None:
 
 # 4. Parallel versions of one document.
 
+def test_parallel_same_name_uploads_without_an_id_make_distinct_documents(
+        tmp_path: Path, db_url: str) -> None:
+    """Each upload's name-made id is its own document: never a version of another's file."""
+    with live_server(tmp_path, fake_models(), db_url=db_url) as server:
+        key = server.keys["acme"]
+        answers: list[httpx.Response] = []
+        lock = threading.Lock()
+
+        def upload(i: int) -> None:
+            r = httpx.post(f"{server.url}/documents", headers={"X-API-Key": key},
+                           files={"file": ("same-name.txt", f"file number {i}".encode())},
+                           timeout=60)
+            with lock:
+                answers.append(r)
+
+        threads = [threading.Thread(target=upload, args=(i,)) for i in range(16)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(r.status_code for r in answers) == [202] * 16, [
+            r.text for r in answers if r.status_code != 202]
+        ids = [r.json()["document_id"] for r in answers]
+        assert len(set(ids)) == 16 and {r.json()["version_id"] for r in answers} == {"v1"}
+        assert set(ids) == {"same-name.txt"} | {f"same-name-{n}.txt" for n in range(2, 17)}
+
+
 @pytest.mark.parametrize("existing", [False, True])
 def test_parallel_uploads_to_one_document_id_each_get_their_own_version(
         tmp_path: Path, db_url: str, existing: bool) -> None:
