@@ -19,6 +19,8 @@ import time
 import uuid
 from collections.abc import Callable
 
+from sqlalchemy.orm.exc import StaleDataError
+
 from app import metrics
 from app.errors import ServiceError
 from app.registry import discovery, jobs
@@ -97,12 +99,17 @@ class Worker:
                 log.warning("job %s: %s", job.job_id, exc.message)
             else:
                 log.exception("job %s failed on attempt %d", job.job_id, job.attempt)
-            with transaction(self.deps.sessions) as s:
-                retried = transient and jobs.retry_later(
-                    s, job_id=job.job_id, reason=reason(exc),
-                    backoff_base_s=self.settings.backoff_base_s)
-                if not transient:
-                    jobs.fail(s, job_id=job.job_id, reason=reason(exc))
+            try:
+                with transaction(self.deps.sessions) as s:
+                    retried = transient and jobs.retry_later(
+                        s, job_id=job.job_id, reason=reason(exc),
+                        backoff_base_s=self.settings.backoff_base_s)
+                    if not transient:
+                        jobs.fail(s, job_id=job.job_id, reason=reason(exc))
+            except StaleDataError:  # its document was deleted meanwhile: nothing left to mark
+                log.info("job %s: its document was deleted while it failed", job.job_id)
+                metrics.JOBS.labels("lost").inc()
+                return True
             metrics.JOBS.labels("retried" if retried else "failed").inc()
             return True
         metrics.JOBS.labels("succeeded").inc()  # ingest_version marked it as it published

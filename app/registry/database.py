@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm.exc import StaleDataError
 
 from app.errors import Conflict
 
@@ -121,9 +122,11 @@ def commit_with_retry(session: Session, work: Callable[[], T], *, attempts: int 
             result = work()
             session.commit()
             return result
-        except (IntegrityError, OperationalError) as exc:
+        except (IntegrityError, OperationalError, StaleDataError) as exc:
+            # StaleDataError: a row this change updates was deleted meanwhile (an upload to a
+            # document a DELETE removed): from scratch, the upload makes the document anew
             session.rollback()
-            contended = isinstance(exc, IntegrityError) or any(
+            contended = isinstance(exc, IntegrityError | StaleDataError) or any(
                 m in str(exc).lower() for m in CONTENTION)
             if not contended:
                 raise

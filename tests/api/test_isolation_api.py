@@ -142,6 +142,44 @@ def test_superseded_and_deleted_versions_never_count(svc: Service) -> None:
 
 # 4. Parallel versions of one document.
 
+def test_uploads_racing_a_delete_of_their_document_never_answer_500(
+        tmp_path: Path, db_url: str) -> None:
+    """An upload to a document a DELETE removes meanwhile registers again from scratch and
+    makes the document anew: every upload 202 (or 409 if it keeps losing), every DELETE 204
+    or 404, never a 500."""
+    with live_server(tmp_path, fake_models(), db_url=db_url) as server:
+        key = server.keys["acme"]
+        codes: list[int] = []
+        lock = threading.Lock()
+
+        def upload(i: int) -> None:
+            for j in range(6):
+                r = httpx.post(f"{server.url}/documents", headers={"X-API-Key": key},
+                               files={"file": ("r.txt", f"upload {i}.{j}".encode())},
+                               data={"document_id": "rd1"}, timeout=60)
+                with lock:
+                    codes.append(r.status_code)
+
+        def delete() -> None:
+            for _ in range(30):
+                r = httpx.delete(f"{server.url}/documents/rd1", headers={"X-API-Key": key},
+                                 timeout=60)
+                with lock:
+                    codes.append(r.status_code)
+
+        threads = [threading.Thread(target=upload, args=(i,)) for i in range(6)]
+        threads.append(threading.Thread(target=delete))
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert set(codes) <= {202, 204, 404, 409}, sorted(codes)
+        assert codes.count(202) >= 30  # nearly every upload went through
+        server.worker.drain()  # jobs of deleted versions end quietly
+        r = httpx.get(f"{server.url}/documents", headers={"X-API-Key": key})
+        assert r.status_code == 200
+
+
 def test_parallel_same_name_uploads_without_an_id_make_distinct_documents(
         tmp_path: Path, db_url: str) -> None:
     """Each upload's name-made id is its own document: never a version of another's file."""
