@@ -120,11 +120,28 @@ def _report(done: int, total: int = 0) -> None:
     shared[2] += 1
 
 
+WATCH_PARENT_S = 1.0
+
+
+def _die_with_parent(parent: int) -> None:
+    """The child exits within a second of its parent's death (a SIGKILLed server re-parents
+    it to init, which is how it notices): nothing is left running, holding memory."""
+    def watch() -> None:
+        while True:
+            time.sleep(WATCH_PARENT_S)
+            if os.getppid() != parent:
+                os._exit(0)
+
+    threading.Thread(target=watch, name="watch-parent", daemon=True).start()
+
+
 def _start_child(spec: ChildSpec, progress: Any = None) -> None:
-    """The child's initializer: lower priority than the API, then the models, once."""
+    """The child's initializer: watch the parent, lower priority than the API, then the
+    models, once."""
     from app.models.loading import load_models
     from ingest.entities import EntityExtractor
 
+    _die_with_parent(os.getppid())
     try:
         os.nice(spec.niceness)
     except OSError:  # not allowed here: run at the parent's priority

@@ -1,0 +1,80 @@
+"""SIGKILL of `evidence serve` leaves nothing running: its processing child (and with it the
+multiprocessing resource tracker) exits within seconds, with the real models and child."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.conftest import MODELS_DIR
+from tests.live import free_port
+
+pytestmark = [pytest.mark.integration,
+              pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")]
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_a_killed_server_leaves_no_child_running(tmp_path: Path) -> None:
+    if not (MODELS_DIR / "manifest.json").exists():
+        pytest.skip(f"no models installed in {MODELS_DIR}")
+    port = free_port()
+    env = {**os.environ, "EVIDENCE_DATA_DIR": str(tmp_path / "data"),
+           "EVIDENCE_MODELS__DIR": str(MODELS_DIR), "EVIDENCE_INGEST__POLL_INTERVAL_S": "0.1"}
+    server = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert server.poll() is None and time.monotonic() < deadline
+            try:
+                if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            time.sleep(0.3)
+        key = (tmp_path / "data" / "initial-api-key.txt").read_text().strip()
+        r = httpx.post(f"{url}/documents", headers={"X-API-Key": key},
+                       files={"file": ("a.txt", b"A note that starts the processing child.")})
+        job = r.json()["job_id"]
+        while httpx.get(f"{url}/jobs/{job}", headers={"X-API-Key": key}).json()[
+                "status"] != "succeeded":
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        children = _children(server.pid)
+        assert children, "the processing child should be running"
+    finally:
+        server.send_signal(signal.SIGKILL)
+        server.wait(timeout=30)
+    deadline = time.monotonic() + 15
+    while any(_alive(p) for p in children) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not [p for p in children if _alive(p)]
