@@ -128,18 +128,22 @@ def serve(
 @app.command()
 def worker(
     metrics_port: Annotated[int | None, typer.Option(
-        min=1, max=65535, help="serve this worker's Prometheus metrics on this port")] = None,
+        min=1, max=65535, help="serve this worker's Prometheus metrics on this port (behind "
+                               "EVIDENCE_METRICS_TOKEN, as the API's /metrics)")] = None,
 ) -> None:
     """Run an ingestion worker until SIGTERM/SIGINT (PostgreSQL + Qdrant server deployments)."""
     from app.runtime import build_runtime
     from ingest.service import build_worker
 
     _logging()
-    if metrics_port:
-        from prometheus_client import start_http_server
-
-        start_http_server(metrics_port)  # counters of this process; the queue: the API's
     settings = get_settings()
+    if metrics_port:  # counters of this process; the queue: the API's
+        from app.metrics import serve_worker_metrics
+
+        if settings.metrics_token is None:
+            _fail("--metrics-port needs EVIDENCE_METRICS_TOKEN: the metrics show every "
+                  "client's activity, so they are served to the operator only")
+        serve_worker_metrics(metrics_port, settings.metrics_token.get_secret_value())
     try:
         runtime = build_runtime(settings)
     except StoreLocked as exc:

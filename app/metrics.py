@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from prometheus_client import (
     REGISTRY,
@@ -107,6 +107,41 @@ class StateCollector(Collector):
             log.warning("metrics: the engine could not be counted: %s", exc)
             return
         yield points
+
+
+def token_allows(expected: str | None, authorization: str | None) -> bool:
+    """Whether an ``Authorization: Bearer …`` header carries the operator's metrics token
+    (compared in constant time)."""
+    import hmac
+
+    if not expected or not authorization or not authorization.startswith("Bearer "):
+        return False
+    return hmac.compare_digest(authorization.removeprefix("Bearer ").encode(),
+                               expected.encode())
+
+
+def serve_worker_metrics(port: int, token: str) -> None:
+    """A worker's own counters on ``port``, behind the same token as the API's /metrics."""
+    import threading
+    from wsgiref.simple_server import WSGIRequestHandler, make_server
+
+    from prometheus_client import make_wsgi_app
+
+    metrics_app = make_wsgi_app()
+
+    def guarded(environ: dict, start_response: Any) -> Any:
+        if not token_allows(token, environ.get("HTTP_AUTHORIZATION")):
+            start_response("401 Unauthorized", [("Content-Type", "text/plain"),
+                                                ("WWW-Authenticate", "Bearer")])
+            return [b"send the metrics token: Authorization: Bearer <EVIDENCE_METRICS_TOKEN>\n"]
+        return metrics_app(environ, start_response)
+
+    class Quiet(WSGIRequestHandler):
+        def log_message(self, *_args: Any) -> None:  # scrapes are not news
+            pass
+
+    server = make_server("", port, guarded, handler_class=Quiet)
+    threading.Thread(target=server.serve_forever, name="worker-metrics", daemon=True).start()
 
 
 def install(runtime: Runtime) -> StateCollector:

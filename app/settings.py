@@ -178,6 +178,9 @@ class Settings(BaseSettings):
     embedded_worker: bool = True
     # The server the CLI talks to when the embedded engine is held by a running `evidence serve`.
     server_url: str = "http://127.0.0.1:8000"
+    # The operator's credential for /metrics (and `evidence worker --metrics-port`), sent as
+    # `Authorization: Bearer …`: the metrics show every client's activity. Unset: no metrics.
+    metrics_token: SecretStr | None = None
     database: DatabaseSettings = DatabaseSettings()
     qdrant: QdrantSettings = QdrantSettings()
     models: ModelSettings = ModelSettings()

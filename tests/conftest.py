@@ -20,6 +20,8 @@ MODELS_DIR = Path(os.environ.get("EVIDENCE_MODELS__DIR", REPO / "models"))
 PG_URL = os.environ.get("EVIDENCE_TEST_PG_URL",
                         "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 SCIFACT = REPO.parent / "shared" / "data" / "scifact"
+METRICS_TOKEN = "operator-metrics-token"
+METRICS_AUTH = {"Authorization": f"Bearer {METRICS_TOKEN}"}
 
 
 def make_settings(tmp: Path, db_url: str | None = None, **ingest: object) -> Settings:
@@ -29,6 +31,7 @@ def make_settings(tmp: Path, db_url: str | None = None, **ingest: object) -> Set
         qdrant=QdrantSettings(path=tmp / "qdrant"),
         ingest=IngestSettings(**{"backoff_base_s": 0.0, "poll_interval_s": 0.05, **ingest}),
         embedded_worker=False,
+        metrics_token=METRICS_TOKEN,
     )
 
 

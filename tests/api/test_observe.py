@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from app.logs import configure
+from tests.conftest import METRICS_AUTH
 from tests.factories import pdf_bytes
 from tests.fakes import fake_models
 from tests.service import Service, running_service
@@ -76,7 +77,7 @@ def _value(text: str, name: str, **labels: str) -> float:
 
 
 def test_metrics_count_requests_searches_jobs_and_read_the_queue(svc: Service) -> None:
-    before = svc.http.get("/metrics").text
+    before = svc.http.get("/metrics", headers=METRICS_AUTH).text
     searched = _value(before, "evidence_searches_total", scope="content", fusion="rank") \
         if "evidence_searches_total{" in before else 0.0
     succeeded = _value(before, "evidence_ingest_jobs_total", outcome="succeeded") \
@@ -86,7 +87,7 @@ def test_metrics_count_requests_searches_jobs_and_read_the_queue(svc: Service) -
     svc.upload("c.txt", "waiting in the queue", document_id="c")  # not drained
     svc.search(query="budget report")
     svc.http.get("/documents/unknown-one", headers=svc.auth())
-    text = svc.http.get("/metrics").text
+    text = svc.http.get("/metrics", headers=METRICS_AUTH).text
     assert text.startswith("# HELP") and "evidence_http_requests_total" in text
     assert _value(text, "evidence_http_requests_total", method="GET",
                   route="/documents/{document_id}", status="404") >= 1
@@ -130,3 +131,36 @@ def test_json_logs_carry_the_request_id_and_search_facts_never_text_or_keys(
     everything = json.dumps(lines)
     assert "secret words" not in everything and "apollo" not in everything
     assert svc.key not in everything
+
+
+def test_metrics_are_the_operators_alone(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Every client's activity is in the metrics: the operator's token reads them, an API key
+    does not, and without EVIDENCE_METRICS_TOKEN there are none."""
+    from tests.conftest import make_settings
+
+    settings = make_settings(tmp_path)
+    with running_service(tmp_path, fake_models(), settings=settings) as svc:
+        assert svc.http.get("/metrics", headers=METRICS_AUTH).status_code == 200
+        for headers in ({}, svc.auth(), {"Authorization": "Bearer wrong"}):
+            r = svc.http.get("/metrics", headers=headers)
+            assert r.status_code == 401 and r.json()["error"]["code"] == "METRICS_TOKEN_INVALID"
+            assert r.headers["WWW-Authenticate"] == "Bearer"
+    off = make_settings(tmp_path / "off")
+    off.metrics_token = None
+    with running_service(tmp_path / "off", fake_models(), settings=off) as svc:
+        r = svc.http.get("/metrics", headers=METRICS_AUTH)
+        assert r.status_code == 404 and "EVIDENCE_METRICS_TOKEN" in r.json()["error"]["message"]
+
+
+def test_a_workers_metrics_port_asks_for_the_token_too() -> None:
+    import httpx
+
+    from app.metrics import serve_worker_metrics
+    from tests.live import free_port
+
+    port = free_port()
+    serve_worker_metrics(port, "operator-metrics-token")
+    url = f"http://127.0.0.1:{port}/metrics"
+    assert httpx.get(url, timeout=5).status_code == 401
+    ok = httpx.get(url, headers=METRICS_AUTH, timeout=5)
+    assert ok.status_code == 200 and "evidence_" in ok.text

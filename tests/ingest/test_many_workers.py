@@ -12,6 +12,7 @@ from sqlalchemy import select
 
 from app.registry.tables import IngestionJob
 from ingest.worker import Worker
+from tests.conftest import METRICS_AUTH
 from tests.fakes import fake_models
 from tests.service import running_service
 
@@ -49,7 +50,7 @@ def test_three_workers_do_every_job_exactly_once(tmp_path: Path, db_url: str) ->
         assert [j.attempts for j in jobs] == [1] * DOCUMENTS  # nobody took a job twice
         assert sum(processed.values()) == DOCUMENTS
         assert _succeeded() - before == DOCUMENTS  # the metric agrees with the registry
-        metrics_text = svc.http.get("/metrics").text
+        metrics_text = svc.http.get("/metrics", headers=METRICS_AUTH).text
         assert f'evidence_jobs{{state="succeeded"}} {float(DOCUMENTS)}' in metrics_text
         listing = svc.http.get("/documents", params={"limit": 50}, headers=svc.auth()).json()
         assert {d["state"] for d in listing["documents"]} == {"published"}

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import logging
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from app import metrics
 from app.api.deps import RuntimeDep
 from app.api.errors import error_body
 from app.api.schemas import Health, Liveness, Readiness, error_responses
@@ -76,7 +77,19 @@ def readyz(runtime: RuntimeDep) -> Response:
 
 @router.get("/metrics", response_class=Response,
             responses={200: {"content": {CONTENT_TYPE_LATEST: {}},
-                             "description": "Prometheus text format"}})
-def prometheus_metrics() -> Response:
-    """Every ``evidence_…`` metric (and the process's), in Prometheus' text format."""
+                             "description": "Prometheus text format"},
+                       **error_responses(401, 404)})
+def prometheus_metrics(runtime: RuntimeDep, request: Request) -> Response:
+    """Every ``evidence_…`` metric (and the process's), in Prometheus' text format, for the
+    operator: ``Authorization: Bearer <EVIDENCE_METRICS_TOKEN>``. They show every client's
+    activity, so without the setting there are none (404)."""
+    token = runtime.settings.metrics_token
+    if token is None:
+        return JSONResponse(error_body(
+            "METRICS_OFF", "metrics are off: set EVIDENCE_METRICS_TOKEN and scrape with "
+            "Authorization: Bearer <token>"), status_code=404)
+    if not metrics.token_allows(token.get_secret_value(), request.headers.get("authorization")):
+        return JSONResponse(error_body("METRICS_TOKEN_INVALID", "send the operator's metrics "
+                                       "token: Authorization: Bearer <EVIDENCE_METRICS_TOKEN>"),
+                            status_code=401, headers={"WWW-Authenticate": "Bearer"})
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
