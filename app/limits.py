@@ -44,10 +44,16 @@ def is_valid_utf8(text: str) -> bool:
     return True
 
 
-def check_text(text: str, *, field: str, code: str, max_chars: int) -> str:
-    """A client string: valid UTF-8 and at most ``max_chars`` characters."""
+def check_text(text: str, *, field: str, code: str, max_chars: int,
+               stored: bool = True) -> str:
+    """A client string: valid UTF-8 and at most ``max_chars`` characters; one that is
+    ``stored`` holds no NUL (PostgreSQL's text and JSON cannot: it would fail the upload as a
+    500 there and pass on SQLite)."""
     if not is_valid_utf8(text):
         raise BadRequest(f"{field} is not valid UTF-8 (a lone surrogate such as \\ud800)",
+                         code=code, details={"field": field})
+    if stored and "\x00" in text:
+        raise BadRequest(f"{field} holds a NUL character (\\u0000), which is never stored",
                          code=code, details={"field": field})
     if len(text) > max_chars:
         raise BadRequest(f"{field} is {len(text):,} characters; at most {max_chars:,}",

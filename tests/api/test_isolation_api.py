@@ -430,3 +430,17 @@ def test_an_engine_failure_fails_only_the_offending_job(tmp_path: Path,
 
 def _client_id(svc: Service, key: str) -> str:
     return svc.http.get("/clients/me", headers=svc.auth(key)).json()["id"]
+
+
+def test_nul_is_refused_where_it_would_be_stored(tmp_path: Path, db_url: str) -> None:
+    """PostgreSQL stores no NUL in text or JSON: a NUL in metadata or a source is
+    a 422 on every registry, not a 500 on one and a pass on the other. (A file name cannot
+    carry one here: the multipart client percent-encodes it.)"""
+    with running_service(tmp_path, fake_models(), db_url=db_url) as svc:
+        for form, code in (({"metadata": '{"a": "x\\u0000y"}'}, "INVALID_METADATA"),
+                           ({"metadata": '{"a\\u0000": 1}'}, "INVALID_METADATA"),
+                           ({"source": "wiki\x00"}, "INVALID_SOURCE")):
+            r = svc.upload("n.txt", "a note", **form)
+            assert r.status_code == 422, (form, r.text)
+            assert r.json()["error"]["code"] == code and "NUL" in r.json()["error"]["message"]
+        assert svc.upload("n.txt", "a note", metadata='{"a": "fine"}').status_code == 202
