@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from app.errors import ExtractionError, ServiceError
 from app.limits import OcrBounds
 from ingest.chunking import Chunk, Chunker
 from ingest.embedding import BatchEmbedder, EmbeddedBatch
@@ -74,7 +75,15 @@ class InProcess:
     def prepare(self, kind: str, content: bytes, filename: str,
                 on_progress: OnPages | None = None) -> Prepared:
         t0 = time.perf_counter()
-        extracted = extract(kind, content, filename, on_page=on_progress, ocr=self.ocr)
+        try:
+            extracted = extract(kind, content, filename, on_page=on_progress, ocr=self.ocr)
+        except (ServiceError, MemoryError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - a parser's own error: the file's fault
+            # as a reason a person can act on, and one that crosses the process boundary
+            # (lxml's XMLSyntaxError carries an error log that cannot be pickled)
+            raise ExtractionError(f"{filename} could not be read: {type(exc).__name__}: "
+                                  f"{str(exc)[:300]}", code="EXTRACTION_FAILED") from None
         t1 = time.perf_counter()
         chunks = self.chunker.chunk(extracted, filename)
         return Prepared(chunks=chunks, title=extracted.title, page_count=extracted.page_count,

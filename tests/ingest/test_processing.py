@@ -87,3 +87,31 @@ def test_in_process_extraction_reports_every_page(real_models) -> None:
     here.prepare("pdf", pdf_bytes(["one", "two", "three"]), "p.pdf",
                  on_progress=lambda d, t: pages.append((d, t)))
     assert pages == [(1, 3), (2, 3), (3, 3)]
+
+
+def _laughs_docx() -> bytes:
+    """A DOCX whose body is the billion-laughs entity bomb."""
+    lol = ('<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
+           + "".join(f'<!ENTITY lol{i} "{("&lol" + (str(i - 1) if i > 1 else "") + ";") * 10}">'
+                     for i in range(1, 10))
+           + ']><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/'
+           'main"><w:body><w:p><w:r><w:t>&lol9;</w:t></w:r></w:p></w:body></w:document>')
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("[Content_Types].xml", '<?xml version="1.0"?><Types xmlns="http://schemas.'
+                   'openxmlformats.org/package/2006/content-types"><Override PartName="/word/'
+                   'document.xml" ContentType="application/vnd.openxmlformats-officedocument.'
+                   'wordprocessingml.document.main+xml"/></Types>')
+        z.writestr("_rels/.rels", '<?xml version="1.0"?><Relationships xmlns="http://schemas.'
+                   'openxmlformats.org/package/2006/relationships"><Relationship Id="r1" Type="'
+                   'http://schemas.openxmlformats.org/officeDocument/2006/relationships/'
+                   'officeDocument" Target="word/document.xml"/></Relationships>')
+        z.writestr("word/document.xml", lol)
+    return buf.getvalue()
+
+
+def test_a_parsers_own_error_crosses_as_a_reason_not_a_pickling_error(child) -> None:
+    with pytest.raises(ExtractionError) as err:
+        child.prepare("docx", _laughs_docx(), "laughs.docx")
+    assert "laughs.docx" in err.value.message and "pickle" not in err.value.message
+    assert err.value.permanent
