@@ -85,6 +85,22 @@ def parse_metadata_field(raw: str | None, limits: MetadataLimits) -> dict[str, A
     return check_metadata(value, limits)
 
 
+BINARY_CONTROL_SHARE = 0.1  # Latin-1 text has next to none; random bytes ~23 %
+
+
+def _looks_binary(head: bytes) -> bool:
+    """Bytes that are not UTF-8 and hold many control bytes (C0 but tab and line breaks, and
+    C1) are no text, whatever the extension says."""
+    try:
+        head.decode("utf-8")
+        return False
+    except UnicodeDecodeError as exc:
+        if exc.start >= len(head) - 3:  # a character cut at the sample's end
+            return False
+    controls = sum(1 for b in head if (b < 32 and b not in (9, 10, 12, 13)) or 127 <= b < 160)
+    return controls / max(len(head), 1) > BINARY_CONTROL_SHARE
+
+
 def sniff(kind: str, content: bytes, filename: str) -> None:
     """Refuse bytes that contradict the file's extension (415 FILE_CONTENT_MISMATCH), so an
     executable named .md or an image named .txt is never indexed as junk text."""
@@ -103,6 +119,8 @@ def sniff(kind: str, content: bytes, filename: str) -> None:
                      None)
         if found is None and (head.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in head):
             found = "binary data (NUL bytes; UTF-16 text must be saved as UTF-8)"
+        if found is None and _looks_binary(head):
+            found = "binary data (neither UTF-8 nor Latin-1 text: control bytes throughout)"
         ok = found is None
     if not ok:
         expected = LABELS.get(kind, kind)

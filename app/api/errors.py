@@ -79,6 +79,18 @@ def readable_validation_error(errors: list[Any]) -> tuple[str, str]:
     return _validation_code(errors), _readable(errors)
 
 
+def _unparsable_body(req: Request, cause: BaseException | None) -> tuple[str, str]:
+    """(code, message) for a body FastAPI could not parse."""
+    if "multipart/" in req.headers.get("content-type", ""):
+        return "MULTIPART_INVALID", ("the multipart body could not be parsed: send the file "
+                                     "as the form field 'file' (multipart/form-data)")
+    if isinstance(cause, RecursionError):
+        return "BODY_TOO_DEEP", "the JSON body nests too deeply to be read"
+    if isinstance(cause, UnicodeDecodeError):
+        return "INVALID_JSON", "the JSON body is not valid UTF-8"
+    return "INVALID_JSON", "the JSON body could not be parsed"
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ServiceError)
     async def _service(_req: Request, exc: ServiceError) -> JSONResponse:
@@ -93,8 +105,13 @@ def install_error_handlers(app: FastAPI) -> None:
         return JSONResponse(error_body(code, message, {"errors": errors}), status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_req: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(req: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}.get(exc.status_code, "HTTP_ERROR")
-        return JSONResponse(error_body(code, str(exc.detail)), status_code=exc.status_code)
+        message = str(exc.detail)
+        if exc.status_code == 400:  # FastAPI could not parse the body: say what was wrong
+            code, message = _unparsable_body(req, exc.__cause__ or exc.__context__)
+        # 405 keeps its Allow header (RFC 9110): the methods the path answers
+        return JSONResponse(error_body(code, message), status_code=exc.status_code,
+                            headers=getattr(exc, "headers", None))
 
     # Unexpected exceptions are answered by app/api/guard.py's CatchAll (connection kept).

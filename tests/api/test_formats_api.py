@@ -121,3 +121,14 @@ def test_evidence_ingest_takes_the_new_formats(tmp_path: Path) -> None:
     files, skipped = pick_files(tmp_path, 10_000)
     assert sorted(p.name for p in files) == ["a.xlsx", "b.csv", "c.pptx"]
     assert [p.name for p, _ in skipped] == ["d.exe"]
+
+
+def test_random_bytes_named_txt_are_refused_latin1_text_is_not(svc: Service) -> None:
+    import random
+
+    noise = random.Random(23).randbytes(20_000).replace(b"\x00", b"\x01")
+    r = svc.upload("noise.txt", noise)
+    assert r.status_code == 415 and r.json()["error"]["code"] == "FILE_CONTENT_MISMATCH"
+    assert "control bytes" in r.json()["error"]["message"]
+    latin = "Le café coûte 2,30 € à la gare de Château-Thierry.\n".encode("latin-1", "replace")
+    assert svc.upload("cafe.txt", latin * 50).status_code == 202

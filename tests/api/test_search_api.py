@@ -438,3 +438,15 @@ def test_dbsf_fusion_end_to_end_per_request_and_as_the_default(tmp_path: Path) -
         assert meta["retrieval"]["fusion"] == "dbsf"
         assert svc.search(query="budget", fusion="rank").json()["meta"]["retrieval"][
             "fusion"] == "rank"
+
+
+def test_unparsable_bodies_get_their_own_codes_and_405_says_what_is_allowed(
+        svc: Service) -> None:
+    json_headers = {**svc.auth(), "Content-Type": "application/json"}
+    r = svc.http.post("/search", content=b'{"query": "\xff\xfe"}', headers=json_headers)
+    assert (r.status_code, r.json()["error"]["code"]) == (400, "INVALID_JSON")
+    r = svc.http.post("/search", content=b"[" * 100_000 + b"]" * 100_000, headers=json_headers)
+    assert (r.status_code, r.json()["error"]["code"]) == (400, "BODY_TOO_DEEP")
+    r = svc.http.put("/search", json={"query": "a"}, headers=svc.auth())
+    assert (r.status_code, r.headers["Allow"]) == (405, "POST")
+    assert r.json()["error"]["code"] == "METHOD_NOT_ALLOWED"
