@@ -168,8 +168,9 @@ class SearchRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True,
                               json_schema_extra={"examples": [CONTRACT_REQUEST_EXAMPLE]})
 
-    query: str = Field(..., max_length=MAX_QUERY_CHARS,
-                       description="Free text; only ever embedded and tokenised, never parsed.")
+    query: str = Field(..., min_length=1, max_length=MAX_QUERY_CHARS, pattern=r"\S",
+                       description="Free text with at least one non-blank character; only "
+                                   "ever embedded and tokenised, never parsed.")
     scope: Annotated[Scope, Field(strict=False)] = Field(
         Scope.content, description="content | metadata | both (case-insensitive)")
     alpha: float | None = Field(None, ge=0.0, le=1.0,

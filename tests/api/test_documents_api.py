@@ -204,8 +204,18 @@ def test_x_api_key_header_works_and_a_revoked_key_is_401(svc: Service) -> None:
 
 
 def test_suspended_authority_cannot_upload(svc: Service) -> None:
+    svc.ingest("kept.txt", "text kept while suspended", document_id="kept")
     with transaction(svc.runtime.sessions) as s:
         reg.set_authority(s, client_id=_client_id(svc), status="suspended")
+    # writes need an active authority: upload, delete, discovery (and search, the contract's)
+    for r in (svc.http.delete("/documents/kept", headers=svc.auth()),
+              svc.http.post("/clients/me/metadata/discovery", json={"enabled": True},
+                            headers=svc.auth()),
+              svc.search(query="text")):
+        assert r.status_code == 403, r.text
+    # reading what it holds does not: a suspended client can still see and export its data
+    assert svc.http.get("/documents/kept", headers=svc.auth()).status_code == 200
+    assert svc.http.get("/documents", headers=svc.auth()).json()["total"] == 1
     r = svc.upload("a.txt", "text")
     assert r.status_code == 403
     assert sans_request_id(r.json()["error"]) == {"code": "PUBLICATION_AUTHORITY_INACTIVE",

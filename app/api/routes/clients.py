@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 
-from app.api.deps import ClientDep, SessionDep
+from app.api.deps import ClientDep, PublishingClientDep, SessionDep
 from app.api.schemas import (
     ClientOut,
     DiscoveryState,
@@ -35,9 +35,9 @@ def get_my_client(session: SessionDep, client: ClientDep) -> ClientOut:
 
 
 @router.post("/clients/me/metadata/discovery", response_model=DiscoveryState,
-             responses=error_responses(400, 401, 413, 422, 500))
+             responses=error_responses(400, 401, 403, 413, 422, 500))
 def switch_discovery(body: DiscoverySwitch, request: Request, session: SessionDep,
-                     client: ClientDep) -> DiscoveryState:
+                     client: PublishingClientDep) -> DiscoveryState:
     """Enable (or disable) metadata discovery; the worker indexes published versions' leaves
     in the background, and scope metadata | both answer once it has caught up."""
     discovery.set_enabled(session, client_id=client.id, enabled=body.enabled)

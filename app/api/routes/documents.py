@@ -97,8 +97,8 @@ def get_document(session: SessionDep, document: DocumentDep) -> DocumentOut:
 
 
 @router.delete("/documents/{document_id}", status_code=204,
-             responses=error_responses(401, 404, 422, 500, 503))
-def delete_document(runtime: RuntimeDep, session: SessionDep, client: ClientDep,
+               responses=error_responses(401, 403, 404, 422, 500, 503))
+def delete_document(runtime: RuntimeDep, session: SessionDep, client: PublishingClientDep,
                     document: DocumentDep) -> None:
     """Delete a document, every version and every chunk of it in the vector store; an
     e-mail's attachments (and theirs) go with it."""
