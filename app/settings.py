@@ -131,6 +131,11 @@ class IngestSettings(_Group):
     ocr_page_seconds: float = Field(60.0, gt=0)
     ocr_max_pixels: int = Field(60_000_000, ge=100_000)
     ocr_dpi: int = Field(200, ge=72, le=600)
+    # Extraction's time bounds, in the child process (killed at the bound): a document, and a
+    # page of a paged one without the next page reported. The document bound covers the OCR
+    # of ocr_max_pages pages at ~2 s each (docs/BENCHMARKS.md).
+    extract_seconds: float = Field(900.0, gt=0)
+    extract_page_seconds: float = Field(180.0, gt=0)
 
     def ocr(self) -> OcrBounds:
         return OcrBounds(engine=self.ocr_engine, max_pages=self.ocr_max_pages,

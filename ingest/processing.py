@@ -130,6 +130,7 @@ def _report(done: int, total: int = 0) -> None:
 
 
 WATCH_PARENT_S = 1.0
+PAGED_KINDS = frozenset({"pdf", "tiff", "png", "jpg"})  # extraction reports each page read
 
 
 def _die_with_parent(parent: int) -> None:
@@ -174,19 +175,33 @@ def _embed(texts: Sequence[str], raw_texts: Sequence[str]) -> EmbeddedBatch:
                                 on_progress=_report if _CHILD["progress"] else None)
 
 
-class ChildProcess:
-    """The work in one child process, started on first use and again after it died."""
+class ExtractionTimeout(ExtractionError):
+    code = "EXTRACTION_TIMEOUT"
 
-    def __init__(self, spec: ChildSpec) -> None:
+
+class ChildProcess:
+    """The work in one child process, started on first use and again after it died.
+
+    Extraction is bounded where it can be stopped: the child is killed (and a new one starts
+    for the next call) when a document takes longer than ``extract_seconds``, or when a paged
+    document reports no page for ``page_seconds`` — a PDF page of millions of path operators,
+    say; that document's job fails with the bound in its reason, every other job goes on."""
+
+    def __init__(self, spec: ChildSpec, extract_seconds: float = 900.0,
+                 page_seconds: float = 180.0) -> None:
         self.spec = spec
+        self.extract_seconds, self.page_seconds = extract_seconds, page_seconds
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
         context = multiprocessing.get_context("spawn")
         self._context = context
         self._progress = context.Array("q", PROGRESS_SLOTS, lock=False)
 
-    def _call(self, fn: Any, *args: Any, on_progress: Callable[..., None] | None = None) -> Any:
-        """Run ``fn`` in the child; while it runs, pass on what the child reports."""
+    def _call(self, fn: Any, *args: Any, on_progress: Callable[..., None] | None = None,
+              bounded: str | None = None, paged: bool = False) -> Any:
+        """Run ``fn`` in the child; while it runs, pass on what the child reports. A
+        ``bounded`` call (extracting the file named so) is stopped at the time bounds; a
+        ``paged`` one also when no page is reported for ``page_seconds``."""
         with self._lock:
             if self._pool is None:
                 self._pool = ProcessPoolExecutor(
@@ -196,14 +211,20 @@ class ChildProcess:
         try:
             future = pool.submit(fn, *args)
             seen = self._progress[2]
+            started = last_report = time.monotonic()
             while True:
                 try:
-                    return future.result(timeout=POLL_S if on_progress else None)
+                    return future.result(timeout=POLL_S if on_progress or bounded else None)
                 except FutureTimeout:
                     done, total, calls = self._progress[0], self._progress[1], self._progress[2]
-                    if calls != seen and on_progress is not None:
-                        seen = calls
-                        on_progress(*((done, total) if total else (done,)))
+                    now = time.monotonic()
+                    if calls != seen:
+                        seen, last_report = calls, now
+                        if on_progress is not None:
+                            on_progress(*((done, total) if total else (done,)))
+                    if bounded is not None:
+                        self._stop_if_over(pool, bounded, now - started,
+                                           now - last_report if paged else 0.0)
         except BrokenProcessPool:
             log.error("the ingestion child process died; a new one starts for the next call")
             with self._lock:
@@ -212,9 +233,28 @@ class ChildProcess:
             pool.shutdown(wait=False, cancel_futures=True)
             raise
 
+    def _stop_if_over(self, pool: ProcessPoolExecutor, filename: str, elapsed: float,
+                      since_page: float) -> None:
+        if elapsed <= self.extract_seconds and since_page <= self.page_seconds:
+            return
+        why = (f"took more than {self.extract_seconds:g} s to read"
+               if elapsed > self.extract_seconds else
+               f"spent more than {self.page_seconds:g} s on one page")
+        log.warning("stopping the extraction of %s: it %s", filename, why)
+        with self._lock:
+            if self._pool is pool:
+                self._pool = None
+        for process in list(getattr(pool, "_processes", {}).values()):
+            process.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise ExtractionTimeout(
+            f"{filename} {why} (EVIDENCE_INGEST__EXTRACT_SECONDS / __EXTRACT_PAGE_SECONDS): "
+            "split it, or save it simpler (a PDF page of millions of drawing operators, say)")
+
     def prepare(self, kind: str, content: bytes, filename: str,
                 on_progress: OnPages | None = None) -> Prepared:
-        return self._call(_prepare, kind, content, filename, on_progress=on_progress)
+        return self._call(_prepare, kind, content, filename, on_progress=on_progress,
+                          bounded=filename, paged=kind in PAGED_KINDS)
 
     def embed(self, texts: Sequence[str], raw_texts: Sequence[str],
               on_progress: OnChunks | None = None) -> EmbeddedBatch:

@@ -22,7 +22,8 @@ def build_deps(runtime: Runtime, *, entities: bool = True) -> IngestDeps:
             batch_size=runtime.settings.models.embed_batch_size,
             threads=runtime.settings.models.threads, chunk_size=ingest.chunk_size,
             chunk_overlap=ingest.chunk_overlap, max_chunks=ingest.max_chunks,
-            entities=entities, ocr=ingest.ocr()))
+            entities=entities, ocr=ingest.ocr()), extract_seconds=ingest.extract_seconds,
+            page_seconds=ingest.extract_page_seconds)
     else:
         chunker = Chunker(models.count_tokens, chunk_size=ingest.chunk_size,
                           chunk_overlap=ingest.chunk_overlap, max_chunks=ingest.max_chunks)

@@ -115,3 +115,52 @@ def test_a_parsers_own_error_crosses_as_a_reason_not_a_pickling_error(child) -> 
         child.prepare("docx", _laughs_docx(), "laughs.docx")
     assert "laughs.docx" in err.value.message and "pickle" not in err.value.message
     assert err.value.permanent
+
+
+def _slow_pdf(operators: int = 400_000) -> bytes:
+    """One page of many tiny path operators: small compressed, slow to parse (pdfminer reads
+    every one), like the issue's 46 KB PDF that took 74 s."""
+    import zlib
+
+    stream = zlib.compress(b"0 0 m 1 1 l S\n" * operators)
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>",
+               b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
+               b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream
+               + b"\nendstream"]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for n, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % n + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1, xref)
+    return bytes(out)
+
+
+def test_a_slow_page_and_a_slow_document_stop_at_their_bounds_and_the_next_call_works() -> None:
+    import time
+
+    from ingest.processing import ExtractionTimeout
+
+    bounded = ChildProcess(ChildSpec(models_dir=MODELS_DIR, batch_size=1, threads=1,
+                                     chunk_size=512, chunk_overlap=50, max_chunks=100,
+                                     entities=False), extract_seconds=600, page_seconds=1.5)
+    try:
+        bounded.prepare("txt", b"warm up", "a.txt")
+        t0 = time.monotonic()
+        with pytest.raises(ExtractionTimeout) as err:
+            bounded.prepare("pdf", _slow_pdf(), "slow.pdf", on_progress=lambda *a: None)
+        assert time.monotonic() - t0 < 10
+        assert "slow.pdf spent more than 1.5 s on one page" in err.value.message
+        assert err.value.permanent
+        assert bounded.prepare("txt", b"after the stop", "b.txt").chunks[0].text == (
+            "after the stop")  # a new child
+        bounded.extract_seconds, bounded.page_seconds = 1.0, 600
+        with pytest.raises(ExtractionTimeout) as err:
+            bounded.prepare("pdf", _slow_pdf(), "slow.pdf")
+        assert "took more than 1 s to read" in err.value.message
+    finally:
+        bounded.close()
