@@ -180,28 +180,33 @@ def test_uploads_racing_a_delete_of_their_document_never_answer_500(
         assert r.status_code == 200
 
 
+def _parallel_uploads(url: str, key: str, n: int, form: Any) -> list[httpx.Response]:
+    """``n`` uploads at once (``form(i)``: the i-th request's files and data), all 202."""
+    answers: list[httpx.Response] = []
+    lock = threading.Lock()
+
+    def upload(i: int) -> None:
+        r = httpx.post(f"{url}/documents", headers={"X-API-Key": key}, timeout=60, **form(i))
+        with lock:
+            answers.append(r)
+
+    threads = [threading.Thread(target=upload, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(r.status_code for r in answers) == [202] * n, [
+        r.text for r in answers if r.status_code != 202]
+    return answers
+
+
 def test_parallel_same_name_uploads_without_an_id_make_distinct_documents(
         tmp_path: Path, db_url: str) -> None:
     """Each upload's name-made id is its own document: never a version of another's file."""
     with live_server(tmp_path, fake_models(), db_url=db_url) as server:
         key = server.keys["acme"]
-        answers: list[httpx.Response] = []
-        lock = threading.Lock()
-
-        def upload(i: int) -> None:
-            r = httpx.post(f"{server.url}/documents", headers={"X-API-Key": key},
-                           files={"file": ("same-name.txt", f"file number {i}".encode())},
-                           timeout=60)
-            with lock:
-                answers.append(r)
-
-        threads = [threading.Thread(target=upload, args=(i,)) for i in range(16)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        assert sorted(r.status_code for r in answers) == [202] * 16, [
-            r.text for r in answers if r.status_code != 202]
+        answers = _parallel_uploads(server.url, key, 16, lambda i: {
+            "files": {"file": ("same-name.txt", f"file number {i}".encode())}})
         ids = [r.json()["document_id"] for r in answers]
         assert len(set(ids)) == 16 and {r.json()["version_id"] for r in answers} == {"v1"}
         assert set(ids) == {"same-name.txt"} | {f"same-name-{n}.txt" for n in range(2, 17)}
@@ -217,23 +222,9 @@ def test_parallel_uploads_to_one_document_id_each_get_their_own_version(
                                files={"file": ("m.txt", b"version zero")},
                                data={"document_id": "memo"})
             assert first.status_code == 202
-        answers: list[httpx.Response] = []
-        lock = threading.Lock()
-
-        def upload(i: int) -> None:
-            r = httpx.post(f"{server.url}/documents", headers={"X-API-Key": key},
-                           files={"file": ("m.txt", f"version {i + 1}".encode())},
-                           data={"document_id": "memo"}, timeout=60)
-            with lock:
-                answers.append(r)
-
-        threads = [threading.Thread(target=upload, args=(i,)) for i in range(16)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        assert sorted(r.status_code for r in answers) == [202] * 16, [
-            r.text for r in answers if r.status_code != 202]
+        answers = _parallel_uploads(server.url, key, 16, lambda i: {
+            "files": {"file": ("m.txt", f"version {i + 1}".encode())},
+            "data": {"document_id": "memo"}})
         offset = 1 if existing else 0
         assert sorted(int(r.json()["version_id"][1:]) for r in answers) == list(
             range(1 + offset, 17 + offset))
