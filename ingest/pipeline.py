@@ -43,7 +43,7 @@ from app.uploads import accept_upload, check_file, document_id_for
 from ingest.chunking import Chunk
 from ingest.embedding import EmbeddedBatch
 from ingest.extract.types import Attachment
-from ingest.processing import Processor
+from ingest.processing import Processor, prepared_from_json, prepared_to_json
 
 log = logging.getLogger(__name__)
 
@@ -107,12 +107,15 @@ class Progress:
     next_chunk: int = 0
     term_df: Counter[str] = field(default_factory=Counter)
     entities: EntityUnion = field(default_factory=EntityUnion)
+    # a long extraction's result (processing.prepared_to_json), kept so a resume skips it
+    prepared: dict | None = None
 
     @classmethod
     def resumed(cls, checkpoint: dict | None, chunk_total: int) -> Progress | None:
         if not checkpoint or checkpoint.get("chunk_total") != chunk_total:
             return None  # none, or from another chunking: start over
-        done = cls(checkpoint["next_chunk"], Counter(checkpoint["term_df"]))
+        done = cls(checkpoint["next_chunk"], Counter(checkpoint["term_df"]),
+                   prepared=checkpoint.get("prepared"))
         done.entities.add(checkpoint["entities"])
         return done
 
@@ -125,7 +128,8 @@ class Progress:
     def checkpoint(self, chunk_total: int) -> dict:
         return {"next_chunk": self.next_chunk, "chunk_total": chunk_total,
                 "term_df": dict(self.term_df),
-                "entities": {g: list(v) for g, v in self.entities.groups.items()}}
+                "entities": {g: list(v) for g, v in self.entities.groups.items()},
+                **({"prepared": self.prepared} if self.prepared is not None else {})}
 
 
 def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> int:
@@ -148,8 +152,15 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> in
     def pages_read(done: int, total: int) -> None:  # live while extracting (0 → 0.1)
         still_ours(0.1 * done / max(total, 1), stage=_stage("extracting", "pages", done, total))
 
-    prepared = deps.processor.prepare(loaded.kind, loaded.content, loaded.filename,
-                                      on_progress=pages_read)
+    cached = (job.checkpoint or {}).get("prepared")
+    if cached is not None:  # a resumed job whose extraction was long: not read again
+        prepared = prepared_from_json(cached)
+    else:
+        prepared = deps.processor.prepare(loaded.kind, loaded.content, loaded.filename,
+                                          on_progress=pages_read)
+        if (prepared.seconds.get("extract", 0.0) >= KEEP_EXTRACTION_AFTER_S
+                and not prepared.attachments):
+            cached = prepared_to_json(prepared)
     chunks = prepared.chunks
     seconds = dict(prepared.seconds)  # per stage, for the metrics once published
     still_ours(0.1)
@@ -168,6 +179,9 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> in
     if done is None:  # a fresh start: whatever an earlier attempt wrote goes
         forget_points(deps, loaded)
         done = Progress()
+    if cached is not None and done.prepared is None:  # kept from now on, saved when due
+        done.prepared = cached
+        still_ours(0.1, lambda: done.checkpoint(len(chunks)))
     batch_size = deps.write_batch
     def embedded_so_far(n: int) -> None:  # live while embedding (0.1 → 0.95)
         still_ours(0.1 + 0.85 * n / len(chunks), stage=_stage("embedding", "chunks", n,
@@ -262,6 +276,9 @@ def points(loaded: Loaded, batch: list[Chunk], embedded: EmbeddedBatch, *, title
         for i, c in enumerate(batch)]
 
 
+# An extraction at least this long is kept in the job's checkpoint, so a job that gives its
+# turn up (or is killed) resumes without reading the file again (a scan's OCR, say)
+KEEP_EXTRACTION_AFTER_S = 5.0
 MAX_ATTACHMENT_DEPTH = 3  # an e-mail attached to an e-mail attached to an e-mail, no deeper
 
 

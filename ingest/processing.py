@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -53,6 +53,22 @@ class Prepared:
 # A long step's progress: (done, total) pages while extracting; (done,) chunks while embedding
 OnPages = Callable[[int, int], None]
 OnChunks = Callable[[int], None]
+
+
+def prepared_to_json(prepared: Prepared) -> dict[str, Any]:
+    """What a checkpoint keeps of a long extraction, so a resumed job does not read the file
+    again (an e-mail's attachments are not kept: such a job extracts again)."""
+    return {"chunks": [asdict(c) for c in prepared.chunks], "title": prepared.title,
+            "page_count": prepared.page_count, "char_count": prepared.char_count,
+            "warnings": list(prepared.warnings), "extra": dict(prepared.extra),
+            "quality": dict(prepared.quality)}
+
+
+def prepared_from_json(data: dict[str, Any]) -> Prepared:
+    chunks = [Chunk(**{**c, "heading_path": tuple(c["heading_path"])}) for c in data["chunks"]]
+    return Prepared(chunks=chunks, title=data["title"], page_count=data["page_count"],
+                    char_count=data["char_count"], warnings=list(data["warnings"]),
+                    extra=dict(data["extra"]), quality=dict(data["quality"]))
 
 
 class Processor(Protocol):

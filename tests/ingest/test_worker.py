@@ -123,3 +123,31 @@ def test_failures_that_would_repeat_fail_at_once_and_passing_ones_are_retried(
     else:
         assert (failed.status, failed.attempts) == ("failed", 1)
         assert "not retried" in failed.error or "more memory" in failed.error
+
+
+def test_a_long_extraction_is_kept_so_a_resumed_job_does_not_read_the_file_again(
+        svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dataclasses import replace
+
+    processor = svc.worker.deps.processor
+    real = processor.prepare
+    read: list[str] = []
+
+    def slow(kind: str, content: bytes, filename: str, on_progress: Any = None) -> Any:
+        read.append(filename)
+        prepared = real(kind, content, filename, on_progress)
+        return replace(prepared, seconds={**prepared.seconds, "extract": 30.0})  # a scan's OCR
+
+    monkeypatch.setattr(processor, "prepare", slow)
+    rival = svc.new_client("rival")
+    large = svc.upload("large.txt", LARGE, document_id="large").json()
+    svc.upload("small.txt", "a short note", key=rival, document_id="small")
+    assert svc.worker.run_once()  # one batch, then the rival's turn
+    kept = job(svc, large["job_id"]).checkpoint
+    assert kept is not None and kept["next_chunk"] == 1 and len(kept["prepared"]["chunks"]) == 6
+    svc.worker.drain()
+    assert read == ["large.txt", "small.txt"]  # the large file was read once
+    done = job(svc, large["job_id"])
+    assert (done.status, done.checkpoint) == ("succeeded", None)
+    assert svc.http.get("/documents/large", headers=svc.auth()).json()[
+        "versions"][0]["chunk_count"] == 6
