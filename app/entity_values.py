@@ -65,7 +65,7 @@ KEYED_GROUPS = {"monetary_amounts": "money", "dates_times": "date",
 
 
 @lru_cache(maxsize=1)
-def _iso_codes() -> frozenset[str]:
+def iso_currency_codes() -> frozenset[str]:
     from babel.numbers import list_currencies
 
     return frozenset(list_currencies())
@@ -79,7 +79,7 @@ def _currency(text: str) -> str | None:
     for word in re.findall(r"[A-Za-z]+", text):
         if word.lower() in CURRENCY_NAMES:
             return CURRENCY_NAMES[word.lower()]
-        if len(word) == 3 and word.isupper() and word in _iso_codes():
+        if len(word) == 3 and word.isupper() and word in iso_currency_codes():
             return word
     return None
 

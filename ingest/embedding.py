@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from app.entity_values import entity_keys, keys_in
 from app.models.encoders import DenseEncoder, SparseEncoder, SparseVec
 from ingest.entities import Entities, EntityExtractor
 
@@ -27,6 +28,9 @@ class EmbeddedBatch:
     sparse: list[SparseVec]
     entities: list[Entities]
     seconds: dict[str, float] = field(default_factory=dict, compare=False)  # metrics
+    # each chunk's entities in one form (app/entity_values.py): found here, in the child,
+    # with the entities, so the serving process only writes them
+    entity_keys: list[list[str]] = field(default_factory=list)
 
 
 class BatchEmbedder:
@@ -36,11 +40,13 @@ class BatchEmbedder:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ner-bm25")
 
     def _side(self, texts: Sequence[str], raw: Sequence[str]
-              ) -> tuple[list[SparseVec], list[Entities], float]:
+              ) -> tuple[list[SparseVec], list[Entities], list[list[str]], float]:
         sparse = self._sparse.embed_documents(texts)
         t0 = time.perf_counter()
         entities = self._entities.extract(raw) if self._entities else [{} for _ in raw]
-        return sparse, entities, time.perf_counter() - t0
+        keys = [list(dict.fromkeys(entity_keys(found) + keys_in([text])))
+                for found, text in zip(entities, raw, strict=True)]
+        return sparse, entities, keys, time.perf_counter() - t0
 
     def embed(self, texts: Sequence[str], raw_texts: Sequence[str],
               on_progress: Callable[[int], None] | None = None) -> EmbeddedBatch:
@@ -58,9 +64,10 @@ class BatchEmbedder:
             dense = (np.concatenate(parts) if parts
                      else self._dense.embed_documents(texts))
         embed_s = time.perf_counter() - t0  # the dense model's wall time (BM25 runs beside it)
-        sparse, entities, entities_s = side.result()
+        sparse, entities, keys, entities_s = side.result()
         return EmbeddedBatch(dense=dense, sparse=sparse, entities=entities,
-                             seconds={"embed": embed_s, "entities": entities_s})
+                             seconds={"embed": embed_s, "entities": entities_s},
+                             entity_keys=keys)
 
     def close(self) -> None:
         self._pool.shutdown(wait=False)

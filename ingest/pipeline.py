@@ -25,7 +25,6 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app import metrics
 from app.bm25 import term_document_frequencies
-from app.entity_values import entity_keys, keys_in
 from app.errors import ExtractionError, ServiceError
 from app.leaves import EntityUnion, leaves_of
 from app.limits import display_text
@@ -271,8 +270,7 @@ def points(loaded: Loaded, batch: list[Chunk], embedded: EmbeddedBatch, *, title
             line_end=c.line_end, char_start=c.char_start, char_end=c.char_end,
             kind=loaded.kind, source=loaded.source, entities=embedded.entities[i], meta=meta,
             meta_bool=meta_bool, rows=c.rows, sheet=c.sheet,
-            entity_keys=list(dict.fromkeys(entity_keys(embedded.entities[i])
-                                           + keys_in([c.text])))))
+            entity_keys=embedded.entity_keys[i]))
         for i, c in enumerate(batch)]
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.errors import BadRequest
-from app.leaves import GROUPS, KEY_RE, Leaf
+from app.leaves import GROUPS, KEY_RE, Leaf, leaves_of
 
 MAX_FACETS = 10
 TOP_VALUES = 20
@@ -62,9 +62,8 @@ def count_facets(keys: Sequence[str], versions: Iterable[VersionFacts],
         for key, counter in counters.items()}
 
 
-def facts_by_version(rows: Iterable[tuple[Any, str, str | None, Mapping | None,
-                                          Mapping | None]],
-                     leaves_of: Any) -> dict[Any, VersionFacts]:
+def version_facts(rows: Iterable[tuple[Any, str, str | None, Mapping | None,
+                                       Mapping | None]]) -> list[VersionFacts]:
     """Registry rows (key, kind, source, canonical metadata, entities) as VersionFacts."""
-    return {key: VersionFacts(kind, source, leaves_of(dict(meta or {}), dict(ents or {})))
-            for key, kind, source, meta, ents in rows}
+    return [VersionFacts(kind, source, leaves_of(dict(meta or {}), dict(ents or {})))
+            for _key, kind, source, meta, ents in rows]

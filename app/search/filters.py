@@ -14,14 +14,19 @@ import difflib
 from collections.abc import Mapping
 from typing import Any
 
+from app.entity_values import date_key, iso_currency_codes, money_key
 from app.errors import BadRequest
 from app.formats import KINDS
 from app.leaves import ENTITY_GROUPS, GROUPS, KEY_RE, STANDARD_TYPES, Leaf, value_type
 from app.limits import check_scalar
 from app.store import ChunkFilter
-from app.store.base import Alternatives
+from app.store.base import Alternatives, Bounds
+from app.store.payload import DAY_TREE, ENTITY_DAYS, ENTITY_MONEY, day_number
 
 RESERVED = ("document_id", "version_id", "kind", "source")
+# each reserved key's ChunkFilter field (and registry.versions_by_keys argument)
+RESERVED_FIELDS = {"document_id": "document_ids", "version_id": "version_ids",
+                   "kind": "kinds", "source": "sources"}
 MAX_FILTER_KEYS = 32
 MAX_FILTER_VALUES = 100  # per key
 MAX_FILTER_STRING = 1000
@@ -121,9 +126,7 @@ def parse_filters(filters: Mapping[str, Any], *, client_id: str,
         applied[key] = list(values)
         metadata.extend(_conditions(key, values))
     flt = ChunkFilter(client_id=client_id,
-                      document_ids=reserved.get("document_id", ()),
-                      version_ids=reserved.get("version_id", ()),
-                      kinds=reserved.get("kind", ()), sources=reserved.get("source", ()),
+                      **{RESERVED_FIELDS[key]: values for key, values in reserved.items()},
                       metadata=tuple(metadata), excluded=tuple(excluded))
     return flt, applied
 
@@ -134,9 +137,8 @@ RANGE_OPS = ("gte", "gt", "lte", "lt")
 def _as_conditions(flt: ChunkFilter) -> list[Alternatives]:
     """A one-key filter's conditions (reserved keys as their payload fields)."""
     found: list[Alternatives] = list(flt.metadata)
-    for key, values in (("document_id", flt.document_ids), ("version_id", flt.version_ids),
-                        ("kind", flt.kinds), ("source", flt.sources)):
-        if values:
+    for key, field_name in RESERVED_FIELDS.items():
+        if values := getattr(flt, field_name):
             found.append(((key, values),))
     return found
 
@@ -145,10 +147,6 @@ def _range(key: str, spec: Mapping[str, Any], key_types: Mapping[str, set[str]]
            ) -> Alternatives:
     """``{"gte" | "gt" | "lte" | "lt": bound, …}`` on a number or date key, or on an entity's
     normalised amounts (``currency``: one currency, else any) or days."""
-    from app.entity_values import _iso_codes
-    from app.store.base import Bounds
-    from app.store.payload import DAY_TREE, ENTITY_DAYS, ENTITY_MONEY, day_number
-
     bounds = {op: spec[op] for op in RANGE_OPS if spec.get(op) is not None}
     unknown = set(spec) - set(RANGE_OPS) - {"currency"}
     if unknown or not bounds:
@@ -178,7 +176,7 @@ def _range(key: str, spec: Mapping[str, Any], key_types: Mapping[str, set[str]]
         if not numbers:
             raise _bad(key, "amounts compare with numbers")
         if currency is not None and (not isinstance(currency, str)
-                                     or currency not in _iso_codes()):
+                                     or currency not in iso_currency_codes()):
             raise _bad(key, f"currency {currency!r} is no ISO 4217 code (USD, EUR, GBP, …)")
         return ((f"{ENTITY_MONEY}.{currency or 'any'}", (Bounds(**bounds),)),)
     if key == "entities.dates_times":
@@ -216,9 +214,6 @@ def _conditions(key: str, values: list[Scalar]) -> list[Alternatives]:
 def _leaf_number(key: str, value: Any) -> float | None:
     """A leaf's value as a range compares it: a number, a date's day number, an entity's
     normalised amount or day."""
-    from app.entity_values import date_key, money_key
-    from app.store.payload import day_number
-
     if key == "entities.monetary_amounts":
         money = money_key(str(value))
         return float(money.rsplit(":", 1)[1]) if money else None
@@ -231,8 +226,6 @@ def _leaf_number(key: str, value: Any) -> float | None:
 
 
 def _in_range(spec: Mapping[str, Any], number: float | None) -> bool:
-    from app.store.payload import day_number
-
     if number is None:
         return False
     for op, bound in spec.items():

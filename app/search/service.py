@@ -20,13 +20,12 @@ from sqlalchemy.orm import Session
 from app.bm25 import BackgroundPrior, CorpusLookup, CorpusStats
 from app.entity_values import query_entity_keys
 from app.errors import BadRequest, Conflict
-from app.leaves import leaves_of
 from app.registry import bm25_stats, discovery
 from app.registry import documents as docs_registry
 from app.registry.documents import ShownVersion
 from app.search.diagnose import Diagnosis, SearchContext, diagnose
-from app.search.facets import check_facets, count_facets, facts_by_version
-from app.search.filters import RESERVED, parse_filters
+from app.search.facets import check_facets, count_facets, version_facts
+from app.search.filters import RESERVED, RESERVED_FIELDS, parse_filters
 from app.search.grouping import with_evidence
 from app.search.metadata_lane import MetadataHit, fuse_versions, lookup_terms, rank_versions
 from app.search.pipeline import SearchEngine, SearchPlan
@@ -35,8 +34,6 @@ from app.store import ChunkFilter
 from app.store.base import FAR_FUTURE
 
 MAX_WINDOW = 200
-RESERVED_ARGS = {"document_id": "document_ids", "version_id": "version_ids", "kind": "kinds",
-                 "source": "sources"}
 LANE_ORDER = ("dense", "sparse", "entity")
 VersionKey = tuple[str, str]
 
@@ -175,10 +172,11 @@ class SearchService:
             ranked = [(k, {"metadata": r}) for k, r in metadata_ranks.items()]
         else:
             ranked = fuse_versions(content_ranks, metadata_ranks)
-        contributions = dict(ranked)
-        for key, rank in entity_ranks(content).items():  # part of the content lane's rank
-            if key in contributions:
-                contributions[key]["entity"] = rank
+        if any(lane.lane == "entity" for lane in lane_results):
+            contributions = dict(ranked)
+            for key, rank in entity_ranks(content).items():  # part of the content lane's
+                if key in contributions:
+                    contributions[key]["entity"] = rank
         page = ranked[query.offset:window]
         # evidence: picked for the shown versions only, then their texts in one store call
         shown = self.engine.with_texts(with_evidence(
@@ -200,9 +198,8 @@ class SearchService:
         facets = None
         if facet_keys:
             t0 = time.perf_counter()
-            facts = facts_by_version(docs_registry.facet_rows(
-                session, client_id=client_id, keys=[k for k, _ in ranked]), leaves_of)
-            facets = count_facets(facet_keys, facts.values())
+            facets = count_facets(facet_keys, version_facts(docs_registry.facet_rows(
+                session, client_id=client_id, keys=[k for k, _ in ranked])))
             timings["facets"] = round((time.perf_counter() - t0) * 1000, 3)
         rows = [AnswerRow(rank=query.offset + i, document_id=key[0], version_id=key[1],
                           canonical_metadata=versions[key].canonical_metadata
@@ -314,7 +311,7 @@ def metadata_lane(session: Session, client_id: str, query: str, flt: ChunkFilter
     shut: set[VersionKey] = set()
     for key, values in negated.items():  # a negated reserved key: those versions leave
         shut |= set(docs_registry.versions_by_keys(
-            session, client_id=client_id, keys=keys, **{RESERVED_ARGS[key]: tuple(values)}))
+            session, client_id=client_id, keys=keys, **{RESERVED_FIELDS[key]: tuple(values)}))
     candidates = [c for c in candidates if (c[0], c[1]) not in shut]
     hits = rank_versions(query, candidates, leaves, applied, allowed)
     if not applied:
