@@ -117,6 +117,10 @@ class IngestSettings(_Group):
     # A job that has run this long gives the worker to another client's waiting job after its
     # current batch, and resumes from its checkpoint later (fair turns; 0: after every batch).
     slice_s: float = Field(10.0, ge=0)
+    # An extraction that has run this long while another client's job waits goes on in a
+    # child of its own, and the worker serves that job (a new extraction child starts in
+    # about a second); the job resumes when its extraction ends (ingest/processing.py).
+    extract_slice_s: float = Field(2.0, ge=0)
     poll_interval_s: float = 0.5
     # Extraction, chunking and embedding run in a child process, so a large document's Python
     # work never holds the API's interpreter (ingest/processing.py); false: in the worker thread.

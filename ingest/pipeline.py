@@ -10,6 +10,8 @@ written, their term counts and entities) with its heartbeat, and when another cl
 waiting and its slice has run long enough, it gives the worker back (`JobYielded`). The next
 claim — or a restart after a crash — resumes from the checkpoint instead of from the start;
 extraction and chunking are deterministic, so the chunk indices mean the same thing again.
+An extraction that runs long while another client waits goes on without the worker
+(`JobParked`): the job stays the worker's, which resumes it when the extraction has ended.
 """
 
 from __future__ import annotations
@@ -42,7 +44,13 @@ from app.uploads import accept_upload, check_file, document_id_for
 from ingest.chunking import Chunk
 from ingest.embedding import EmbeddedBatch
 from ingest.extract.types import Attachment
-from ingest.processing import Processor, prepared_from_json, prepared_to_json
+from ingest.processing import (
+    ExtractionDetached,
+    PendingExtraction,
+    Processor,
+    prepared_from_json,
+    prepared_to_json,
+)
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +67,16 @@ class JobYielded(Exception):  # noqa: N818 - a control-flow signal, not an error
         self.progress, self.checkpoint = progress, checkpoint
 
 
+class JobParked(Exception):  # noqa: N818 - a control-flow signal, not an error
+    """The job's extraction ran long while another client's job waited: it goes on in a
+    child of its own, the job stays this worker's (its lease kept by the worker), and the
+    worker resumes it with ``ingest_version(..., parked=pending)`` when it is free."""
+
+    def __init__(self, pending: PendingExtraction) -> None:
+        super().__init__("extraction parked")
+        self.pending = pending
+
+
 class JobControl(Protocol):
     """What the worker lends a running job: its heartbeat and its turn."""
 
@@ -69,6 +87,10 @@ class JobControl(Protocol):
 
     def should_yield(self) -> bool:
         """Whether the slice is over and another client's job waits."""
+
+    def should_detach(self, extracting_s: float) -> bool:
+        """Whether an extraction that has run this long should go on without the worker
+        (another client's job waits)."""
 
 
 @dataclass
@@ -131,11 +153,13 @@ class Progress:
                 **({"prepared": self.prepared} if self.prepared is not None else {})}
 
 
-def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> int:
+def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl,
+                   parked: PendingExtraction | None = None) -> int:
     """Index one claimed version and publish it; returns its chunk count.
 
-    load → prepare (extract, chunk: in the processor) → complete the metadata → per batch:
-    embed + entities (the processor) → payloads → write hidden → checkpoint → publish."""
+    load → prepare (extract, chunk: in the processor; ``parked``: an extraction this job
+    left running, JobParked) → complete the metadata → per batch: embed + entities (the
+    processor) → payloads → write hidden → checkpoint → publish."""
     loaded = load(deps, job)
 
     def still_ours(progress: float, checkpoint: Callable[[], dict] | None = None,
@@ -149,14 +173,20 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> in
         raise JobLost(job.job_id)
 
     def pages_read(done: int, total: int) -> None:  # live while extracting (0 → 0.1)
-        still_ours(0.1 * done / max(total, 1), stage=_stage("extracting", "pages", done, total))
+        still_ours(0.1 * done / max(total, 1),
+                   stage=stage_of("extracting", "pages", done, total))
 
     cached = (job.checkpoint or {}).get("prepared")
     if cached is not None:  # a resumed job whose extraction was long: not read again
         prepared = prepared_from_json(cached)
     else:
-        prepared = deps.processor.prepare(loaded.kind, loaded.content, loaded.filename,
-                                          on_progress=pages_read)
+        try:
+            prepared = (deps.processor.resume(parked, pages_read, control.should_detach)
+                        if parked is not None else
+                        deps.processor.prepare(loaded.kind, loaded.content, loaded.filename,
+                                               pages_read, control.should_detach))
+        except ExtractionDetached as detached:
+            raise JobParked(detached.pending) from None
         if (prepared.seconds.get("extract", 0.0) >= KEEP_EXTRACTION_AFTER_S
                 and not prepared.attachments):
             cached = prepared_to_json(prepared)
@@ -183,8 +213,8 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> in
         still_ours(0.1, lambda: done.checkpoint(len(chunks)))
     batch_size = deps.write_batch
     def embedded_so_far(n: int) -> None:  # live while embedding (0.1 → 0.95)
-        still_ours(0.1 + 0.85 * n / len(chunks), stage=_stage("embedding", "chunks", n,
-                                                               len(chunks)))
+        still_ours(0.1 + 0.85 * n / len(chunks),
+                   stage=stage_of("embedding", "chunks", n, len(chunks)))
 
     for start in range(done.next_chunk, len(chunks), batch_size):
         batch = chunks[start:start + batch_size]
@@ -202,7 +232,7 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> in
         done.add(embedded.entities, embedded.sparse)
         progress = 0.1 + 0.85 * done.next_chunk / len(chunks)
         still_ours(progress, lambda: done.checkpoint(len(chunks)),  # built only when saved
-                   _stage("embedding", "chunks", done.next_chunk, len(chunks)))
+                   stage_of("embedding", "chunks", done.next_chunk, len(chunks)))
         if done.next_chunk < len(chunks) and control.should_yield():
             raise JobYielded(progress, done.checkpoint(len(chunks)))
     t0 = time.perf_counter()
@@ -215,7 +245,7 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl) -> in
     return len(chunks)
 
 
-def _stage(name: str, unit: str, done: int, total: int) -> dict:
+def stage_of(name: str, unit: str, done: int, total: int) -> dict:
     """What a running job is doing, for GET /jobs (registry ``stage``)."""
     return {"name": name, "unit": unit, "done": done, "total": total}
 

@@ -1,14 +1,17 @@
-"""The CPU work of ingestion — extract, chunk, embed, find entities — in this process or in a
-child process.
+"""The CPU work of ingestion — extract, chunk, embed, find entities — in this process or in
+child processes.
 
-Why a child: extraction, chunking (the SentenceSplitter's Python and regex work), BM25
+Why children: extraction, chunking (the SentenceSplitter's Python and regex work), BM25
 tokenising and spaCy are pure Python and hold the interpreter; run in the serving process they
-froze every request while a large document was read. In a child process (started with
-``spawn``, niced so the scheduler prefers the API) they cannot. The engine writes and registry
-transactions stay with the worker in the serving process, where the embedded engine's folder
-lock requires them. A child that dies (killed, out of memory) is started again for the next
-call; the job in hand sees ``BrokenProcessPool``, a failure that can pass, and is retried.
-"""
+froze every request while a large document was read. In child processes (started with
+``spawn``, niced so the scheduler prefers the API) they cannot. Two of them: extraction (the
+untrusted file's parsers and OCR; no models, so it starts in about a second) and embedding (the
+models, kept warm). An extraction that runs long while another client waits is detached — it
+keeps its child, a new extraction child serves the next job — so one slow file never holds the
+queue. The engine writes and registry transactions stay with the worker in the serving process,
+where the embedded engine's folder lock requires them. A child that dies (killed, out of
+memory) is started again for the next call; the job in hand sees ``BrokenProcessPool``, a
+failure that can pass, and is retried."""
 
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
@@ -71,9 +74,27 @@ def prepared_from_json(data: dict[str, Any]) -> Prepared:
                     extra=dict(data["extra"]), quality=dict(data["quality"]))
 
 
+class ExtractionDetached(Exception):  # noqa: N818 - a control-flow signal, not an error
+    """An extraction ran long while other work waited: it goes on in a child of its own (the
+    pending extraction), and the caller is free to serve other jobs meanwhile."""
+
+    def __init__(self, pending: PendingExtraction) -> None:
+        super().__init__("extraction detached")
+        self.pending = pending
+
+
+# Asked, while an extraction runs, with the seconds it has run: whether to detach it
+Detach = Callable[[float], bool]
+
+
 class Processor(Protocol):
     def prepare(self, kind: str, content: bytes, filename: str,
-                on_progress: OnPages | None = None) -> Prepared: ...
+                on_progress: OnPages | None = None, detach: Detach | None = None) -> Prepared:
+        """Extract and chunk; may raise ExtractionDetached when ``detach`` says so."""
+
+    def resume(self, pending: PendingExtraction, on_progress: OnPages | None = None,
+               detach: Detach | None = None) -> Prepared:
+        """Wait again for an extraction detached earlier (and detach it again if asked)."""
 
     def embed(self, texts: Sequence[str], raw_texts: Sequence[str],
               on_progress: OnChunks | None = None) -> EmbeddedBatch: ...
@@ -81,33 +102,43 @@ class Processor(Protocol):
     def close(self) -> None: ...
 
 
+def prepare_version(chunker: Chunker, ocr: OcrBounds, kind: str, content: bytes, filename: str,
+                    on_progress: OnPages | None = None) -> Prepared:
+    """Extract and chunk one version's file (wherever it runs: here or in the child)."""
+    t0 = time.perf_counter()
+    try:
+        extracted = extract(kind, content, filename, on_page=on_progress, ocr=ocr)
+    except (ServiceError, MemoryError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - a parser's own error: the file's fault
+        # as a reason a person can act on, and one that crosses the process boundary
+        # (lxml's XMLSyntaxError carries an error log that cannot be pickled)
+        raise ExtractionError(f"{filename} could not be read: {type(exc).__name__}: "
+                              f"{str(exc)[:300]}", code="EXTRACTION_FAILED") from None
+    t1 = time.perf_counter()
+    chunks = chunker.chunk(extracted, filename)
+    return Prepared(chunks=chunks, title=extracted.title, page_count=extracted.page_count,
+                    char_count=sum(len(b.text) for b in extracted.blocks),
+                    warnings=list(extracted.warnings), extra=dict(extracted.extra),
+                    seconds={"extract": t1 - t0, "chunk": time.perf_counter() - t1},
+                    quality=dict(extracted.quality), attachments=list(extracted.attachments))
+
+
 class InProcess:
-    """The work in the calling thread (tests, and where no child is wanted)."""
+    """The work in the calling thread (tests, and where no child is wanted); an extraction
+    here cannot be detached, so ``detach`` is never asked."""
 
     def __init__(self, chunker: Chunker, embedder: BatchEmbedder,
                  ocr: OcrBounds | None = None) -> None:
         self.chunker, self.embedder, self.ocr = chunker, embedder, ocr or OcrBounds()
 
     def prepare(self, kind: str, content: bytes, filename: str,
-                on_progress: OnPages | None = None) -> Prepared:
-        t0 = time.perf_counter()
-        try:
-            extracted = extract(kind, content, filename, on_page=on_progress, ocr=self.ocr)
-        except (ServiceError, MemoryError):
-            raise
-        except Exception as exc:  # noqa: BLE001 - a parser's own error: the file's fault
-            # as a reason a person can act on, and one that crosses the process boundary
-            # (lxml's XMLSyntaxError carries an error log that cannot be pickled)
-            raise ExtractionError(f"{filename} could not be read: {type(exc).__name__}: "
-                                  f"{str(exc)[:300]}", code="EXTRACTION_FAILED") from None
-        t1 = time.perf_counter()
-        chunks = self.chunker.chunk(extracted, filename)
-        return Prepared(chunks=chunks, title=extracted.title, page_count=extracted.page_count,
-                        char_count=sum(len(b.text) for b in extracted.blocks),
-                        warnings=list(extracted.warnings), extra=dict(extracted.extra),
-                        seconds={"extract": t1 - t0, "chunk": time.perf_counter() - t1},
-                        quality=dict(extracted.quality),
-                        attachments=list(extracted.attachments))
+                on_progress: OnPages | None = None, detach: Detach | None = None) -> Prepared:
+        return prepare_version(self.chunker, self.ocr, kind, content, filename, on_progress)
+
+    def resume(self, pending: PendingExtraction, on_progress: OnPages | None = None,
+               detach: Detach | None = None) -> Prepared:
+        raise AssertionError("an in-process extraction is never detached")
 
     def embed(self, texts: Sequence[str], raw_texts: Sequence[str],
               on_progress: OnChunks | None = None) -> EmbeddedBatch:
@@ -119,7 +150,8 @@ class InProcess:
 
 @dataclass(frozen=True)
 class ChildSpec:
-    """How the child builds its own models and chunker (it shares nothing with the parent)."""
+    """How the children build their own models and chunker (they share nothing with the
+    parent)."""
 
     models_dir: Path
     batch_size: int
@@ -133,20 +165,21 @@ class ChildSpec:
 
 
 _CHILD: dict[str, Any] = {}
-# The child's progress, shared with the parent: [done, total, calls reported]. Written by the
+# A child's progress, shared with the parent: [done, total, calls reported]. Written by the
 # child only; the parent reads it while it waits (a torn read shows one report late at worst).
 PROGRESS_SLOTS = 3
 POLL_S = 0.5
+WATCH_PARENT_S = 1.0
+PAGED_KINDS = frozenset({"pdf", "tiff", "png", "jpg"})  # extraction reports each page read
+# Extractions detached at once (each holds a child of ~0.2 GB until it ends); beyond this a
+# long extraction keeps the worker, as it did before extractions could be detached
+MAX_DETACHED = 2
 
 
 def _report(done: int, total: int = 0) -> None:
     shared = _CHILD["progress"]
     shared[0], shared[1] = done, total
     shared[2] += 1
-
-
-WATCH_PARENT_S = 1.0
-PAGED_KINDS = frozenset({"pdf", "tiff", "png", "jpg"})  # extraction reports each page read
 
 
 def _die_with_parent(parent: int) -> None:
@@ -161,123 +194,268 @@ def _die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="watch-parent", daemon=True).start()
 
 
-def _start_child(spec: ChildSpec, progress: Any = None) -> None:
-    """The child's initializer: watch the parent, lower priority than the API, then the
-    models, once."""
-    from app.models.loading import load_models
-    from ingest.entities import EntityExtractor
-
+def _settle_child(spec: ChildSpec, progress: Any) -> None:
     _die_with_parent(os.getppid())
     try:
         os.nice(spec.niceness)
     except OSError:  # not allowed here: run at the parent's priority
         pass
-    models = load_models(spec.models_dir, batch_size=spec.batch_size, threads=spec.threads)
-    chunker = Chunker(models.count_tokens, spec.chunk_size, spec.chunk_overlap, spec.max_chunks)
-    entities = (EntityExtractor(models.spacy_path)
-                if spec.entities and models.spacy_path is not None else None)
-    _CHILD["work"] = InProcess(chunker, BatchEmbedder(models.dense, models.sparse, entities),
-                               spec.ocr)
     _CHILD["progress"] = progress
 
 
+def _start_extractor(spec: ChildSpec, progress: Any = None) -> None:
+    """An extraction child's initializer: parsers, OCR and the dense model's tokenizer (to
+    count chunk tokens), no models — it starts in about a second, so one can be replaced
+    quickly while another goes on with a long document."""
+    from app.models.loading import load_token_counter
+
+    _settle_child(spec, progress)
+    _CHILD["chunker"] = Chunker(load_token_counter(spec.models_dir), spec.chunk_size,
+                                spec.chunk_overlap, spec.max_chunks)
+    _CHILD["ocr"] = spec.ocr
+
+
+def _start_embedder(spec: ChildSpec, progress: Any = None) -> None:
+    """The embedding child's initializer: the models, once."""
+    from app.models.loading import load_models
+    from ingest.entities import EntityExtractor
+
+    _settle_child(spec, progress)
+    models = load_models(spec.models_dir, batch_size=spec.batch_size, threads=spec.threads)
+    entities = (EntityExtractor(models.spacy_path)
+                if spec.entities and models.spacy_path is not None else None)
+    _CHILD["embedder"] = BatchEmbedder(models.dense, models.sparse, entities)
+
+
 def _prepare(kind: str, content: bytes, filename: str) -> Prepared:
-    return _CHILD["work"].prepare(kind, content, filename,
-                                  on_progress=_report if _CHILD["progress"] else None)
+    _report(0)  # begun: the bounds count from here, not from a new child's start-up
+    return prepare_version(_CHILD["chunker"], _CHILD["ocr"], kind, content, filename,
+                           on_progress=_report)
 
 
 def _embed(texts: Sequence[str], raw_texts: Sequence[str]) -> EmbeddedBatch:
-    return _CHILD["work"].embed(texts, raw_texts,
-                                on_progress=_report if _CHILD["progress"] else None)
+    return _CHILD["embedder"].embed(texts, raw_texts, on_progress=_report)
 
 
 class ExtractionTimeout(ExtractionError):
     code = "EXTRACTION_TIMEOUT"
 
 
-class ChildProcess:
-    """The work in one child process, started on first use and again after it died.
+class _Child:
+    """One child process (a pool of one) and the array it reports its progress in."""
 
-    Extraction is bounded where it can be stopped: the child is killed (and a new one starts
+    def __init__(self, context: Any, initializer: Callable[..., None], spec: ChildSpec) -> None:
+        self.progress = context.Array("q", PROGRESS_SLOTS, lock=False)
+        self.pool = ProcessPoolExecutor(max_workers=1, mp_context=context,
+                                        initializer=initializer, initargs=(spec, self.progress))
+
+    def reported(self) -> tuple[int, int, int]:
+        return self.progress[0], self.progress[1], self.progress[2]
+
+    def kill(self) -> None:
+        for process in list(getattr(self.pool, "_processes", {}).values()):
+            process.kill()
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+    def close(self, wait: bool = True) -> None:
+        self.pool.shutdown(wait=wait, cancel_futures=True)
+
+
+class PendingExtraction:
+    """One extraction running in an extraction child, watched by a thread of its own that
+    stops it at the time bounds — so the bounds hold whether or not anyone waits on it.
+    ``outcome`` is resolved with the Prepared or the error."""
+
+    def __init__(self, owner: ChildProcess, child: _Child, filename: str, paged: bool,
+                 submitted: Future, reports_before: int) -> None:
+        self.owner, self.child, self.filename, self.paged = owner, child, filename, paged
+        self._reports_before = reports_before  # the child's count before this was submitted
+        self.outcome: Future = Future()
+        self.started = time.monotonic()
+        self.detached = False
+        self._submitted = submitted
+        threading.Thread(target=self._watch, name=f"extract:{filename[:40]}",
+                         daemon=True).start()
+
+    def seconds(self) -> float:
+        return time.monotonic() - self.started
+
+    def pages(self) -> tuple[int, int]:
+        done, total, _ = self.child.reported()
+        return done, total
+
+    def _watch(self) -> None:
+        seen, last_report, begun = self._reports_before, self.started, False
+        while True:
+            try:
+                result = self._submitted.result(timeout=POLL_S)
+            except FutureTimeout:
+                now = time.monotonic()
+                calls = self.child.reported()[2]
+                if calls != seen:
+                    seen, last_report = calls, now
+                    if not begun:  # the child's first report: its start-up is not the file's
+                        begun, self.started = True, now
+                why = self.owner.over_bounds(now - self.started,
+                                             now - last_report if self.paged else 0.0
+                                             ) if begun else None
+                if why is None:
+                    continue
+                log.warning("stopping the extraction of %s: it %s", self.filename, why)
+                self.owner.settle(self, killed=True)
+                self.outcome.set_exception(ExtractionTimeout(
+                    f"{self.filename} {why} (EVIDENCE_INGEST__EXTRACT_SECONDS / "
+                    "__EXTRACT_PAGE_SECONDS): split it, or save it simpler (a PDF page of "
+                    "millions of drawing operators, say)"))
+                return
+            except BrokenProcessPool as exc:
+                log.error("the extraction child died; a new one starts for the next call")
+                self.owner.settle(self, killed=True)
+                self.outcome.set_exception(exc)
+                return
+            except BaseException as exc:  # noqa: BLE001 - the document's own error, passed on
+                self.owner.settle(self, killed=False)
+                self.outcome.set_exception(exc)
+                return
+            self.owner.settle(self, killed=False)
+            self.outcome.set_result(result)
+            return
+
+    def cancel(self) -> None:
+        """Stop it (its job was lost or the worker stops)."""
+        self.owner.settle(self, killed=True)
+
+
+class ChildProcess:
+    """The work in child processes: one for extraction and chunking, one for embedding, each
+    started on first use and again after it died.
+
+    Extraction is bounded where it can be stopped: its child is killed (and a new one starts
     for the next call) when a document takes longer than ``extract_seconds``, or when a paged
     document reports no page for ``page_seconds`` — a PDF page of millions of path operators,
-    say; that document's job fails with the bound in its reason, every other job goes on."""
+    say; that document's job fails with the bound in its reason, every other job goes on.
+
+    And it can be detached: when the caller's ``detach`` says so (another client's job waits),
+    the running extraction keeps its child, a fresh extraction child serves the next call, and
+    the caller gets ExtractionDetached with the pending extraction to ``resume`` later."""
 
     def __init__(self, spec: ChildSpec, extract_seconds: float = 900.0,
                  page_seconds: float = 180.0) -> None:
         self.spec = spec
         self.extract_seconds, self.page_seconds = extract_seconds, page_seconds
-        self._pool: ProcessPoolExecutor | None = None
+        self._context = multiprocessing.get_context("spawn")
         self._lock = threading.Lock()
-        context = multiprocessing.get_context("spawn")
-        self._context = context
-        self._progress = context.Array("q", PROGRESS_SLOTS, lock=False)
+        self._extractor: _Child | None = None
+        self._embedder: _Child | None = None
+        self._detached: set[PendingExtraction] = set()
 
-    def _call(self, fn: Any, *args: Any, on_progress: Callable[..., None] | None = None,
-              bounded: str | None = None, paged: bool = False) -> Any:
-        """Run ``fn`` in the child; while it runs, pass on what the child reports. A
-        ``bounded`` call (extracting the file named so) is stopped at the time bounds; a
-        ``paged`` one also when no page is reported for ``page_seconds``."""
+    def _child(self, role: str) -> _Child:
         with self._lock:
-            if self._pool is None:
-                self._pool = ProcessPoolExecutor(
-                    max_workers=1, mp_context=self._context,
-                    initializer=_start_child, initargs=(self.spec, self._progress))
-            pool = self._pool
-        try:
-            future = pool.submit(fn, *args)
-            seen = self._progress[2]
-            started = last_report = time.monotonic()
-            while True:
-                try:
-                    return future.result(timeout=POLL_S if on_progress or bounded else None)
-                except FutureTimeout:
-                    done, total, calls = self._progress[0], self._progress[1], self._progress[2]
-                    now = time.monotonic()
-                    if calls != seen:
-                        seen, last_report = calls, now
-                        if on_progress is not None:
-                            on_progress(*((done, total) if total else (done,)))
-                    if bounded is not None:
-                        self._stop_if_over(pool, bounded, now - started,
-                                           now - last_report if paged else 0.0)
-        except BrokenProcessPool:
-            log.error("the ingestion child process died; a new one starts for the next call")
-            with self._lock:
-                if self._pool is pool:
-                    self._pool = None
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+            if role == "extractor":
+                if self._extractor is None:
+                    self._extractor = _Child(self._context, _start_extractor, self.spec)
+                return self._extractor
+            if self._embedder is None:
+                self._embedder = _Child(self._context, _start_embedder, self.spec)
+            return self._embedder
 
-    def _stop_if_over(self, pool: ProcessPoolExecutor, filename: str, elapsed: float,
-                      since_page: float) -> None:
-        if elapsed <= self.extract_seconds and since_page <= self.page_seconds:
-            return
-        why = (f"took more than {self.extract_seconds:g} s to read"
-               if elapsed > self.extract_seconds else
-               f"spent more than {self.page_seconds:g} s on one page")
-        log.warning("stopping the extraction of %s: it %s", filename, why)
+    def over_bounds(self, elapsed: float, since_page: float) -> str | None:
+        if elapsed > self.extract_seconds:
+            return f"took more than {self.extract_seconds:g} s to read"
+        if since_page > self.page_seconds:
+            return f"spent more than {self.page_seconds:g} s on one page"
+        return None
+
+    def settle(self, pending: PendingExtraction, *, killed: bool) -> None:
+        """An extraction ended (or was stopped): a killed child is replaced for the next call,
+        a detached one's child is closed, the current one's is kept."""
         with self._lock:
-            if self._pool is pool:
-                self._pool = None
-        for process in list(getattr(pool, "_processes", {}).values()):
-            process.kill()
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise ExtractionTimeout(
-            f"{filename} {why} (EVIDENCE_INGEST__EXTRACT_SECONDS / __EXTRACT_PAGE_SECONDS): "
-            "split it, or save it simpler (a PDF page of millions of drawing operators, say)")
+            current = pending.child is self._extractor
+            if killed and current:
+                self._extractor = None
+            self._detached.discard(pending)
+        if killed:
+            pending.child.kill()
+        elif not current:
+            pending.child.close(wait=False)
+
+    def _detach(self, pending: PendingExtraction) -> bool:
+        with self._lock:
+            if pending.outcome.done():
+                return False  # its result is there: nothing to detach
+            if pending.detached:
+                return True  # resumed, and detached again
+            if len(self._detached) >= MAX_DETACHED:
+                return False
+            if pending.child is self._extractor:
+                self._extractor = None
+            pending.detached = True
+            self._detached.add(pending)
+        log.info("%s has been read for %.1f s while other work waits: it goes on in a child "
+                 "of its own", pending.filename, pending.seconds())
+        return True
 
     def prepare(self, kind: str, content: bytes, filename: str,
-                on_progress: OnPages | None = None) -> Prepared:
-        return self._call(_prepare, kind, content, filename, on_progress=on_progress,
-                          bounded=filename, paged=kind in PAGED_KINDS)
+                on_progress: OnPages | None = None, detach: Detach | None = None) -> Prepared:
+        child = self._child("extractor")
+        before = child.reported()[2]
+        try:
+            submitted = child.pool.submit(_prepare, kind, content, filename)
+        except BrokenProcessPool:
+            self._forget_broken("extractor", child)
+            raise
+        pending = PendingExtraction(self, child, filename, kind in PAGED_KINDS, submitted,
+                                    before)
+        return self.resume(pending, on_progress, detach)
+
+    def resume(self, pending: PendingExtraction, on_progress: OnPages | None = None,
+               detach: Detach | None = None) -> Prepared:
+        seen = -1
+        while True:
+            try:
+                return pending.outcome.result(timeout=POLL_S)
+            except FutureTimeout:
+                pass
+            done, total, calls = pending.child.reported()
+            if calls != seen and on_progress is not None and total:
+                seen = calls
+                on_progress(done, total)
+            if detach is not None and detach(pending.seconds()) and self._detach(pending):
+                raise ExtractionDetached(pending)
 
     def embed(self, texts: Sequence[str], raw_texts: Sequence[str],
               on_progress: OnChunks | None = None) -> EmbeddedBatch:
-        return self._call(_embed, list(texts), list(raw_texts), on_progress=on_progress)
+        child = self._child("embedder")
+        try:
+            future = child.pool.submit(_embed, list(texts), list(raw_texts))
+            seen = child.reported()[2]
+            while True:
+                try:
+                    return future.result(timeout=POLL_S if on_progress else None)
+                except FutureTimeout:
+                    done, _, calls = child.reported()
+                    if calls != seen and on_progress is not None:
+                        seen = calls
+                        on_progress(done)
+        except BrokenProcessPool:
+            log.error("the embedding child died; a new one starts for the next call")
+            self._forget_broken("embedder", child)
+            raise
+
+    def _forget_broken(self, role: str, child: _Child) -> None:
+        with self._lock:
+            if role == "extractor" and self._extractor is child:
+                self._extractor = None
+            if role == "embedder" and self._embedder is child:
+                self._embedder = None
+        child.close(wait=False)
 
     def close(self) -> None:
         with self._lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+            children = [c for c in (self._extractor, self._embedder) if c is not None]
+            detached = list(self._detached)
+            self._extractor = self._embedder = None
+        for pending in detached:
+            pending.cancel()
+        for child in children:
+            child.close(wait=True)

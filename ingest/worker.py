@@ -27,7 +27,16 @@ from app.registry import discovery, jobs
 from app.registry.database import transaction
 from app.settings import IngestSettings
 from ingest.failures import is_transient, reason
-from ingest.pipeline import IngestDeps, JobLost, JobYielded, ingest_version, sync_timelines
+from ingest.pipeline import (
+    IngestDeps,
+    JobLost,
+    JobParked,
+    JobYielded,
+    ingest_version,
+    stage_of,
+    sync_timelines,
+)
+from ingest.processing import PendingExtraction
 
 log = logging.getLogger(__name__)
 DISCOVERY_BATCH = 200  # versions indexed per transaction while catching up
@@ -40,6 +49,11 @@ class Worker:
         self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self.wake = threading.Event()
         self._compacted_at = float("-inf")
+        # jobs whose extraction goes on without the worker (JobParked), by job id
+        self._parked: dict[str, tuple[jobs.ClaimedJob, PendingExtraction]] = {}
+        self._parked_lock = threading.Lock()
+        self._keeper: threading.Thread | None = None
+        self._stopping = threading.Event()
 
     def recover(self) -> int:
         """Take back the jobs a dead process left running — only where this worker is known to
@@ -70,17 +84,32 @@ class Worker:
         return True
 
     def run_once(self) -> bool:
-        """Process one due job, or else a batch of metadata discovery; False when idle."""
+        """Process one due job, or else a batch of metadata discovery; False when idle.
+
+        Order: a parked job whose extraction has ended, then the next claim (fair across
+        clients), then a parked job still extracting (waited on until another client's job
+        arrives), then discovery."""
         self.compact_if_due()
         metrics.heartbeat(self.worker_id)
+        parked = self._unpark(ended_only=True)
+        if parked is not None:
+            return self._process(*parked)
         with transaction(self.deps.sessions) as s:
             job = jobs.claim_next(s, worker_id=self.worker_id, lease_s=self.settings.lease_s)
-        if job is None:
-            with transaction(self.deps.sessions) as s:
-                return discovery.catch_up(s, limit=DISCOVERY_BATCH) > 0
+        if job is not None:
+            return self._process(job, None)
+        parked = self._unpark(ended_only=False)
+        if parked is not None:
+            return self._process(*parked)
+        with transaction(self.deps.sessions) as s:
+            return discovery.catch_up(s, limit=DISCOVERY_BATCH) > 0
 
+    def _process(self, job: jobs.ClaimedJob, parked: PendingExtraction | None) -> bool:
         try:
-            chunks = ingest_version(self.deps, job, _Control(self, job))
+            chunks = ingest_version(self.deps, job, _Control(self, job), parked)
+        except JobParked as parking:
+            self._park(job, parking.pending)
+            return True
         except JobYielded as turn:
             metrics.JOBS.labels("yielded").inc()
             with transaction(self.deps.sessions) as s:
@@ -116,8 +145,66 @@ class Worker:
         metrics.CHUNKS_INDEXED.inc(chunks)
         return True
 
+    def _park(self, job: jobs.ClaimedJob, pending: PendingExtraction) -> None:
+        """Keep a job whose extraction goes on without the worker: still this worker's, its
+        lease renewed (with the pages read) by the keeper thread until it is resumed."""
+        metrics.JOBS.labels("parked").inc()
+        with self._parked_lock:
+            self._parked[job.job_id] = (job, pending)
+            if self._keeper is None:
+                self._keeper = threading.Thread(target=self._keep_parked, name="parked-leases",
+                                                daemon=True)
+                self._keeper.start()
+        log.info("job %s: its extraction goes on in a child of its own while another client's "
+                 "job runs", job.job_id)
+
+    def _unpark(self, *, ended_only: bool) -> tuple[jobs.ClaimedJob, PendingExtraction] | None:
+        with self._parked_lock:
+            for job_id, (job, pending) in self._parked.items():
+                if not ended_only or pending.outcome.done():
+                    del self._parked[job_id]
+                    return job, pending
+        return None
+
+    def _keep_parked(self) -> None:
+        """Renew the parked jobs' leases (recording the pages read); a job lost meanwhile (its
+        document deleted, say) has its extraction stopped; an ended extraction wakes the
+        worker."""
+        every_s = max(min(self.settings.heartbeat_s, self.settings.lease_s / 3), 0.05)
+        while not self._stopping.wait(every_s):
+            with self._parked_lock:
+                parked = list(self._parked.items())
+                if not parked:  # the next park starts another
+                    self._keeper = None
+                    return
+            for job_id, (_, pending) in parked:
+                done, total = pending.pages()
+                try:
+                    with transaction(self.deps.sessions) as s:
+                        ours = jobs.heartbeat(
+                            s, job_id=job_id, worker_id=self.worker_id,
+                            lease_s=self.settings.lease_s, progress=0.1 * done / max(total, 1),
+                            stage=stage_of("extracting", "pages", done, total) if total else None)
+                except Exception:  # noqa: BLE001 - the next beat tries again
+                    log.exception("could not renew the lease of parked job %s", job_id)
+                    continue
+                if not ours:
+                    with self._parked_lock:
+                        lost = self._parked.pop(job_id, None)
+                    if lost is not None:
+                        log.info("parked job %s is gone; its extraction is stopped", job_id)
+                        lost[1].cancel()
+                elif pending.outcome.done():
+                    self.wake.set()
+
     def close(self) -> None:
-        """Stop the processing child (if any)."""
+        """Stop the parked extractions and the processing children (if any); a parked job
+        stays running until its lease ends (or the next start takes it back, embedded)."""
+        self._stopping.set()
+        with self._parked_lock:
+            parked, self._parked = list(self._parked.values()), {}
+        for _, pending in parked:
+            pending.cancel()
         self.deps.processor.close()
 
     def drain(self) -> int:
@@ -175,10 +262,19 @@ class _Control:
         return ours
 
     def should_yield(self) -> bool:
-        """After ``slice_s``, give the turn up when another client's job waits (asked at most
-        once a second)."""
+        """After ``slice_s``, give the turn up when another client's job waits."""
+        return (time.monotonic() - self.started_at >= self.worker.settings.slice_s
+                and self._others_waiting())
+
+    def should_detach(self, extracting_s: float) -> bool:
+        """After ``extract_slice_s`` of extraction, let it go on without the worker when
+        another client's job waits."""
+        return extracting_s >= self.worker.settings.extract_slice_s and self._others_waiting()
+
+    def _others_waiting(self) -> bool:
+        """Whether another client's job is due (asked at most once a second)."""
         now = time.monotonic()
-        if now - self.started_at < self.worker.settings.slice_s or now - self.asked_at < 1.0:
+        if now - self.asked_at < 1.0:
             return False
         self.asked_at = now
         with transaction(self.worker.deps.sessions) as s:

@@ -36,6 +36,33 @@ def pdf_bytes(pages: list[str], password: str | None = None) -> bytes:
     return data
 
 
+def slow_pdf(operators: int = 400_000, text: str | None = None) -> bytes:
+    """One page of many tiny path operators: small compressed, slow to parse (pdfminer reads
+    every one: ~40-90 µs each here), like the issue's 46 KB PDF that took 74 s; with ``text``,
+    a line of it in Helvetica on that page, so the file is worth indexing once read."""
+    import zlib
+
+    shown = (b"BT /F1 12 Tf 72 720 Td (%s) Tj ET\n" % text.encode("latin-1")) if text else b""
+    stream = zlib.compress(shown + b"0 0 m 1 1 l S\n" * operators)
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>",
+               b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
+               b" /Resources << /Font << /F1 5 0 R >> >> >>",
+               b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream
+               + b"\nendstream",
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for n, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % n + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1, xref)
+    return bytes(out)
+
+
 def client_with_key(sessions: sessionmaker[Session], name: str) -> tuple[str, str]:
     """(client id, API key) of a new client with an active publication authority."""
     with transaction(sessions) as s:

@@ -158,6 +158,17 @@ def load_models(models_dir: Path, *, batch_size: int = 1, threads: int | None = 
                         bm25_background=load_background())
 
 
+def load_token_counter(models_dir: Path) -> TokenCounter:
+    """The dense model's token counter alone (chunking counts in its tokens), without loading
+    any model where the profile ships the tokenizer as a file (the offline one)."""
+    manifest = Manifest.load(models_dir)
+    if manifest.dense is not None and manifest.model_profile.name == "offline":
+        tokenizer = models_dir / manifest.dense.path / "tokenizer.json"
+        if tokenizer.exists():
+            return _token_counter(tokenizer)
+    return load_models(models_dir, with_dense=False).count_tokens
+
+
 def _register_offline_dense(name: str, dim: int) -> None:
     """Tell fastembed how to run the int8 MiniLM export: mean pooling, L2-normalised."""
     from fastembed import TextEmbedding

@@ -74,6 +74,8 @@ def extract_pdf(content: bytes, filename: str,
     try:
         with pdf:
             meta = pdf.metadata or {}
+            if on_page is not None:  # the page count, before the first (perhaps slow) page
+                on_page(0, len(pdf.pages))
             for number, page in enumerate(pdf.pages, start=1):
                 text = (page.extract_text() or "").strip()
                 if not needs_ocr(text, bool(page.images)):  # born-digital: never OCRed

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import os
 import signal
+import time
 import zipfile
 from concurrent.futures.process import BrokenProcessPool
 
@@ -17,6 +18,7 @@ from ingest.chunking import Chunker
 from ingest.embedding import BatchEmbedder
 from ingest.processing import ChildProcess, ChildSpec, InProcess
 from tests.conftest import MODELS_DIR
+from tests.factories import slow_pdf
 
 pytestmark = pytest.mark.integration
 TEXT = b"# Leave\n\nEmployees get 25 days of paid vacation. Ask Jane Doe at Acme Corp.\n"
@@ -52,7 +54,7 @@ def test_a_documents_error_crosses_with_its_code(child) -> None:
 
 def test_a_killed_child_fails_the_call_in_hand_and_is_replaced(child) -> None:
     child.prepare("txt", b"warm up", "a.txt")
-    pid = next(iter(child._pool._processes))  # noqa: SLF001 - the test kills it on purpose
+    pid = next(iter(child._extractor.pool._processes))  # noqa: SLF001 - the test kills it on purpose
     os.kill(pid, signal.SIGKILL)
     with pytest.raises(BrokenProcessPool):
         child.prepare("txt", b"after the kill", "b.txt")
@@ -69,7 +71,7 @@ def test_the_child_reports_pages_and_chunks_as_it_goes(child) -> None:
     pdf = pdf_bytes([f"Page {n}: {words}" for n in range(1, 91)])
     prepared = child.prepare("pdf", pdf, "long.pdf", on_progress=lambda *a: pages.append(a))
     assert prepared.page_count == 90
-    assert pages and all(total == 90 and 1 <= done <= 90 for done, total in pages)
+    assert pages and all(total == 90 and 0 <= done <= 90 for done, total in pages)
     assert [d for d, _ in pages] == sorted(d for d, _ in pages)
     chunks: list[tuple[int, ...]] = []
     texts = [f"{words} {i}" * 4 for i in range(48)]
@@ -86,7 +88,7 @@ def test_in_process_extraction_reports_every_page(real_models) -> None:
     pages: list[tuple[int, int]] = []
     here.prepare("pdf", pdf_bytes(["one", "two", "three"]), "p.pdf",
                  on_progress=lambda d, t: pages.append((d, t)))
-    assert pages == [(1, 3), (2, 3), (3, 3)]
+    assert pages == [(0, 3), (1, 3), (2, 3), (3, 3)]  # the count first
 
 
 def _laughs_docx() -> bytes:
@@ -117,29 +119,6 @@ def test_a_parsers_own_error_crosses_as_a_reason_not_a_pickling_error(child) -> 
     assert err.value.permanent
 
 
-def _slow_pdf(operators: int = 400_000) -> bytes:
-    """One page of many tiny path operators: small compressed, slow to parse (pdfminer reads
-    every one), like the issue's 46 KB PDF that took 74 s."""
-    import zlib
-
-    stream = zlib.compress(b"0 0 m 1 1 l S\n" * operators)
-    objects = [b"<< /Type /Catalog /Pages 2 0 R >>",
-               b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
-               b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream
-               + b"\nendstream"]
-    out, offsets = bytearray(b"%PDF-1.4\n"), []
-    for n, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % n + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1, xref)
-    return bytes(out)
-
-
 def test_a_slow_page_and_a_slow_document_stop_at_their_bounds_and_the_next_call_works() -> None:
     import time
 
@@ -152,7 +131,7 @@ def test_a_slow_page_and_a_slow_document_stop_at_their_bounds_and_the_next_call_
         bounded.prepare("txt", b"warm up", "a.txt")
         t0 = time.monotonic()
         with pytest.raises(ExtractionTimeout) as err:
-            bounded.prepare("pdf", _slow_pdf(), "slow.pdf", on_progress=lambda *a: None)
+            bounded.prepare("pdf", slow_pdf(), "slow.pdf", on_progress=lambda *a: None)
         assert time.monotonic() - t0 < 10
         assert "slow.pdf spent more than 1.5 s on one page" in err.value.message
         assert err.value.permanent
@@ -160,7 +139,64 @@ def test_a_slow_page_and_a_slow_document_stop_at_their_bounds_and_the_next_call_
             "after the stop")  # a new child
         bounded.extract_seconds, bounded.page_seconds = 1.0, 600
         with pytest.raises(ExtractionTimeout) as err:
-            bounded.prepare("pdf", _slow_pdf(), "slow.pdf")
+            bounded.prepare("pdf", slow_pdf(), "slow.pdf")
         assert "took more than 1 s to read" in err.value.message
     finally:
         bounded.close()
+
+
+def _bounded_child(**bounds: float) -> ChildProcess:
+    return ChildProcess(ChildSpec(models_dir=MODELS_DIR, batch_size=1, threads=1,
+                                  chunk_size=512, chunk_overlap=50, max_chunks=100,
+                                  entities=False), **bounds)
+
+
+def test_a_long_extraction_detaches_and_the_next_call_gets_an_extraction_child_of_its_own(
+        ) -> None:
+    """The caller is let go while the slow file goes on being read; a one-line file is read
+    meanwhile by a new extraction child; resuming gives the slow file's text; its child then
+    exits."""
+    from ingest.processing import ExtractionDetached
+
+    processor = _bounded_child(extract_seconds=600, page_seconds=600)
+    asked: list[float] = []
+    try:
+        processor.prepare("txt", b"warm up", "a.txt")
+        with pytest.raises(ExtractionDetached) as err:
+            processor.prepare("pdf", slow_pdf(200_000, "Quarterly ledger"), "slow.pdf",
+                              detach=lambda s: bool(asked.append(s)) or s >= 0.5)
+        pending = err.value.pending
+        assert asked[-1] >= 0.5 and all(s < 0.5 for s in asked[:-1])
+        assert not pending.outcome.done()
+        small = processor.prepare("txt", b"meanwhile", "b.txt")
+        assert small.chunks[0].text == "meanwhile"
+        assert not pending.outcome.done()  # read by another child, not after the slow one
+        assert pending.child is not processor._extractor  # noqa: SLF001
+        [process] = pending.child.pool._processes.values()  # noqa: SLF001
+        slow = processor.resume(pending, detach=lambda s: False)
+        assert [c.text for c in slow.chunks] == ["Quarterly ledger"]
+        deadline = time.monotonic() + 10
+        while process.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not process.is_alive()  # the detached child is gone
+    finally:
+        processor.close()
+
+
+def test_a_detached_extraction_still_stops_at_its_bound_though_no_one_waits() -> None:
+    from ingest.processing import ExtractionDetached, ExtractionTimeout
+
+    processor = _bounded_child(extract_seconds=1.0, page_seconds=600)
+    try:
+        with pytest.raises(ExtractionDetached) as err:
+            processor.prepare("pdf", slow_pdf(), "slow.pdf", detach=lambda s: s >= 0.2)
+        pending = err.value.pending
+        deadline = time.monotonic() + 10
+        while not pending.outcome.done() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert isinstance(pending.outcome.exception(), ExtractionTimeout)
+        with pytest.raises(ExtractionTimeout, match="took more than 1 s to read"):
+            processor.resume(pending)
+        assert processor.prepare("txt", b"next", "n.txt").chunks[0].text == "next"
+    finally:
+        processor.close()

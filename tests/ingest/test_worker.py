@@ -3,6 +3,10 @@ small one and resumes where it stopped; a crash resumes from the last checkpoint
 
 from __future__ import annotations
 
+import threading
+import time
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any
 
@@ -133,7 +137,8 @@ def test_a_long_extraction_is_kept_so_a_resumed_job_does_not_read_the_file_again
     real = processor.prepare
     read: list[str] = []
 
-    def slow(kind: str, content: bytes, filename: str, on_progress: Any = None) -> Any:
+    def slow(kind: str, content: bytes, filename: str, on_progress: Any = None,
+             detach: Any = None) -> Any:
         read.append(filename)
         prepared = real(kind, content, filename, on_progress)
         return replace(prepared, seconds={**prepared.seconds, "extract": 30.0})  # a scan's OCR
@@ -151,3 +156,123 @@ def test_a_long_extraction_is_kept_so_a_resumed_job_does_not_read_the_file_again
     assert (done.status, done.checkpoint) == ("succeeded", None)
     assert svc.http.get("/documents/large", headers=svc.auth()).json()[
         "versions"][0]["chunk_count"] == 6
+
+
+class SlowReads:
+    """The fake models' in-process work, except that ``slow.txt`` is read in a thread until
+    the test releases it — and can be detached while it is read, as a child's extraction is
+    (ingest/processing.py's ChildProcess; tests/ingest/test_processing.py runs that one)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.release, self.reads = inner, threading.Event(), []
+        self.pending: Any = None
+
+    def prepare(self, kind: str, content: bytes, filename: str, on_progress: Any = None,
+                detach: Any = None) -> Any:
+        self.reads.append(filename)
+        if filename != "slow.txt":
+            return self.inner.prepare(kind, content, filename, on_progress)
+        self.pending = pending = _FakePending()
+
+        def read() -> None:
+            self.release.wait(30)
+            pending.outcome.set_result(self.inner.prepare(kind, content, filename))
+
+        threading.Thread(target=read, daemon=True).start()
+        return self.resume(pending, on_progress, detach)
+
+    def resume(self, pending: Any, on_progress: Any = None, detach: Any = None) -> Any:
+        from ingest.processing import ExtractionDetached
+
+        started = time.monotonic()
+        while True:
+            try:
+                return pending.outcome.result(timeout=0.01)
+            except FutureTimeout:
+                pass
+            if detach is not None and detach(time.monotonic() - started):
+                raise ExtractionDetached(pending)
+
+    def embed(self, *args: Any, **kwargs: Any) -> Any:
+        return self.inner.embed(*args, **kwargs)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class _FakePending:
+    def __init__(self) -> None:
+        self.outcome: Future = Future()
+        self.cancelled = False
+
+    def pages(self) -> tuple[int, int]:
+        return 3, 10
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+@pytest.fixture
+def slow_svc(tmp_path: Path) -> Any:
+    settings = make_settings(tmp_path, extract_slice_s=0.0, heartbeat_s=0.05)
+    with running_service(tmp_path, fake_models(), settings=settings) as service:
+        service.worker.deps.processor = SlowReads(service.worker.deps.processor)
+        yield service
+        service.worker.close()
+
+
+def _wait_for(condition: Any, seconds: float = 10) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+def test_a_slow_extraction_is_parked_while_another_clients_file_is_published(slow_svc) -> None:
+    """The slow file's job stays this worker's (running, its lease renewed with the pages
+    read) while the rival's one-line file is published; then it resumes, read once."""
+    svc, reads = slow_svc, slow_svc.worker.deps.processor
+    rival = svc.new_client("rival")
+    slow = svc.upload("slow.txt", "the slow file's text", document_id="slow").json()
+    small = svc.upload("small.txt", "a one-line note", key=rival, document_id="small").json()
+    assert svc.worker.run_once()  # the slow file is claimed first, then parked
+    parked = job(svc, slow["job_id"])
+    assert (parked.status, parked.worker_id) == ("running", "test-worker")
+    assert job(svc, small["job_id"]).status == "queued"
+    _wait_for(lambda: job(svc, slow["job_id"]).lease_expires_at > parked.lease_expires_at)
+    assert job(svc, slow["job_id"]).stage == {"name": "extracting", "unit": "pages",
+                                              "done": 3, "total": 10}
+    assert svc.worker.run_once()  # the rival's turn, while the slow file is still read
+    assert job(svc, small["job_id"]).status == "succeeded"
+    assert job(svc, slow["job_id"]).status == "running"
+    assert svc.search(key=rival, query="note").json()["results"]
+    reads.release.set()
+    _wait_for(reads.pending.outcome.done)
+    assert svc.worker.run_once()  # resumed, not read again
+    assert job(svc, slow["job_id"]).status == "succeeded"
+    assert reads.reads == ["slow.txt", "small.txt"]
+    assert [r["document_version"]["document_id"]
+            for r in svc.search(query="slow file").json()["results"]] == [
+        "slow"]
+
+
+def test_a_slow_extraction_with_no_one_waiting_keeps_the_worker(slow_svc) -> None:
+    svc, reads = slow_svc, slow_svc.worker.deps.processor
+    slow = svc.upload("slow.txt", "the slow file's text", document_id="slow").json()
+    threading.Timer(0.3, reads.release.set).start()
+    assert svc.worker.run_once()
+    assert job(svc, slow["job_id"]).status == "succeeded"  # waited on, never parked
+
+
+def test_a_parked_jobs_extraction_stops_when_its_document_is_deleted(slow_svc) -> None:
+    svc, reads = slow_svc, slow_svc.worker.deps.processor
+    rival = svc.new_client("rival")
+    svc.upload("slow.txt", "the slow file's text", document_id="slow")
+    svc.upload("small.txt", "a one-line note", key=rival, document_id="small")
+    assert svc.worker.run_once()  # parked
+    assert svc.http.delete("/documents/slow", headers=svc.auth()).status_code == 204
+    _wait_for(lambda: reads.pending.cancelled)  # the keeper found it gone and stopped it
+    reads.release.set()
+    svc.worker.drain()
+    assert svc.http.get("/documents/slow", headers=svc.auth()).status_code == 404
+    assert svc.worker._parked == {}  # noqa: SLF001
