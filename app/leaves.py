@@ -12,13 +12,15 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
+from app.limits import KEY_SEGMENT
 from app.textnorm import WORD, fold
 
 GROUPS = ("source", "document", "location", "classification", "quality", "custom", "entities")
 # The contract's entity groups under ``entities.`` (ingest/entities.py fills them)
 ENTITY_GROUPS = ("persons", "organizations", "dates_times", "locations", "monetary_amounts",
                  "account_numbers", "transaction_references", "account_types")
-KEY_RE = re.compile(r"^[a-z_]+(\.[A-Za-z0-9_\-]+)+$")
+# a filter key: a group, then the levels of a stored key (app/limits.py KEY_SEGMENT)
+KEY_RE = re.compile(rf"[a-z_]+(\.{KEY_SEGMENT})+")
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}"
                       r"([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$")
 IDENTIFIER = re.compile(r"\b[A-Za-z]{2,}-\d[\w-]*\b")

@@ -21,7 +21,11 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 # Control characters (C0, DEL, C1) and the Unicode line/paragraph separators.
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 # A metadata key is one path segment of a dotted filter key: no dots, no control characters.
-METADATA_KEY = re.compile(r"^[^.\x00-\x1f\x7f-\x9f\u2028\u2029]+$")
+# One level of a metadata key: letters (any script), digits, "_" and "-" — what a filter key
+# can address (app/leaves.py KEY_RE is built from it), so a key that can be stored can be
+# filtered on. A space, "[", "." or a control character is refused at upload.
+KEY_SEGMENT = r"[\w\-]+"
+METADATA_KEY = re.compile(KEY_SEGMENT)
 
 
 @dataclass(frozen=True)
@@ -126,10 +130,10 @@ def _check_key(key: Any, path: str, limits: MetadataLimits, code: str) -> None:
     if not isinstance(key, str) or not key:
         raise BadRequest(f"{path}: keys must be non-empty strings", code=code)
     check_text(key, field=f"{path} key", code=code, max_chars=limits.key_chars)
-    if not METADATA_KEY.fullmatch(key):  # "$" alone would let a trailing newline in
-        raise BadRequest(f"{path}: key {key[:80]!r} may not hold '.' or control characters "
-                         "(a dot separates the levels of a filter key)", code=code,
-                         details={"path": path[:200]})
+    if not METADATA_KEY.fullmatch(key):  # fullmatch: "$" alone would let a trailing newline in
+        raise BadRequest(f"{path}: key {key[:80]!r} may hold letters, digits, '_' and '-' only "
+                         "(no '.', space, bracket or control character), so that a filter can "
+                         "name it: custom.<key>.<key>", code=code, details={"path": path[:200]})
 
 
 def strict_json_loads(raw: str) -> Any:

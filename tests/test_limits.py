@@ -49,6 +49,9 @@ def test_keys_strings_and_total_size() -> None:
     assert "'.'" in refused({"a.b": 1})
     assert "control" in refused({"a\nb": 1})
     assert "control" in refused({"ab\n": 1})  # a trailing newline too: matched whole
+    for unfilterable in ("a b", "a[0]", "a]", "$x", "a/b"):  # no filter could name them
+        assert "letters, digits" in refused({unfilterable: 1})
+    assert check_metadata({"ü": 1, "a-b": 2, "x_1": 3, "日付": 4}, LIMITS)
     assert "at most 6" in refused({"a": "1234567"})
     assert "bytes as JSON" in refused({"a": "123456", "b": "123456", "c": "123456",
                                        "d": "123456"})  # {"a":"123456",…} is 53 bytes

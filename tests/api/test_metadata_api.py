@@ -179,3 +179,15 @@ def test_another_clients_metadata_never_appears(svc: Service) -> None:
     svc.worker.drain()
     assert "theirs" not in _ids(svc.search(query="Apollo", scope="metadata").json())
     assert _ids(svc.search(key=other, query="Apollo", scope="metadata").json()) == ["theirs"]
+
+
+def test_a_key_that_can_be_stored_can_be_filtered_and_one_that_cannot_is_refused(
+        svc: Service) -> None:
+    svc.ingest("size.md", "# Size\n\nBudget of the large edition.", document_id="size",
+               metadata=json.dumps({"größe": "XL", "日付": {"q-1": 2024}}))
+    assert _filtered(svc, {"custom.größe": "XL"}) == ["size"]
+    assert _filtered(svc, {"custom.日付.q-1": 2024}) == ["size"]
+    for key in ("a b", "a[0]", "a.b"):
+        r = svc.upload("bad.md", "text", metadata=json.dumps({key: 1}))
+        assert r.status_code == 422, r.text
+        assert r.json()["error"]["code"] == "INVALID_METADATA"

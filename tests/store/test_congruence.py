@@ -223,3 +223,20 @@ def test_ranges_and_negations_match_the_same_on_both_engines(store) -> None:
     assert docs(excluded=((("meta.custom.amount", (Bounds(lte=10000),)),),)) == ["p3"]
     assert docs(metadata=((("entity_money.any", (Bounds(gte=1),)),),),
                 excluded=((("entity_money.EUR", (Bounds(gte=1),)),),)) == ["p1", "p2"]
+
+
+def test_every_key_a_client_may_store_can_be_filtered_on_both_engines(store) -> None:
+    """Keys of any script, digits, '_' and '-' (app/limits.py KEY_SEGMENT): the filter paths
+    they make are valid on both engines and match exactly."""
+    dense = FakeDense()
+    keys = ["größe", "日付", "a-b", "x_1", "2024", "-lead"]
+    store.upsert([ChunkPoint(
+        id=point_id("c4", key, "v1", 0), dense=dense.embed_documents([key])[0].tolist(),
+        sparse=SparseVec([1], [1.0]),
+        payload={"client_id": "c4", "document_id": key, "version_id": "v1", "chunk_index": 0,
+                 "text": key, "kind": "txt", "source": "", "visibility": SEARCHABLE,
+                 "meta": {"custom": {key: {"inner-ü": "yes"}}}}) for key in keys])
+    for key in keys:
+        found = store.scroll(ChunkFilter("c4", metadata=(  # type: ignore[arg-type]
+            ((f"meta.custom.{key}.inner-ü", ("yes",)),),)))
+        assert [h.payload["document_id"] for h in found] == [key]
