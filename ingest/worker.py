@@ -78,8 +78,13 @@ class Worker:
                 or time.monotonic() - self._compacted_at < interval):
             return False
         started = time.perf_counter()
-        store.compact()
-        self._compacted_at = time.monotonic()
+        try:
+            store.compact()
+        except Exception as exc:  # noqa: BLE001 - the jobs go on; compaction is tried again
+            log.warning("engine compaction failed (tried again in %.0f s): %s", interval, exc)
+            return False
+        finally:
+            self._compacted_at = time.monotonic()
         log.info("engine compacted in %.2f s", time.perf_counter() - started)
         return True
 

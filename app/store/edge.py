@@ -260,8 +260,25 @@ class EdgeStore:
         with self._write_lock:
             self._check_usable()
             self._deleted_since_compaction = False
-            changed = bool(self._shard.optimize())
-            self._shard.flush()
+            try:
+                return self._optimize_and_flush()
+            except Exception as first:  # noqa: BLE001
+                # Seen once under load (issue 23): "Failed to flush … tracker_journal.dat is
+                # shorter than expected" from a segment's payload journal; the data was whole
+                # after a restart. Reloading the shard from its files and WAL is that restart.
+                log.warning("engine compaction failed, reopening: %s", first)
+                self._reopen()
+                self._check_usable()
+            try:
+                return self._optimize_and_flush()
+            except Exception as second:  # noqa: BLE001
+                self._deleted_since_compaction = True  # tried again at the next interval
+                self._reopen()
+                raise StoreRejected(f"the vector engine could not compact: {second}") from None
+
+    def _optimize_and_flush(self) -> bool:
+        changed = bool(self._shard.optimize())
+        self._shard.flush()
         return changed
 
     def close(self) -> None:

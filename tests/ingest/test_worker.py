@@ -276,3 +276,24 @@ def test_a_parked_jobs_extraction_stops_when_its_document_is_deleted(slow_svc) -
     svc.worker.drain()
     assert svc.http.get("/documents/slow", headers=svc.auth()).status_code == 404
     assert svc.worker._parked == {}  # noqa: SLF001
+
+
+def test_a_failing_compaction_does_not_stop_the_jobs(svc: Service,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.errors import StoreRejected
+
+    store = svc.worker.deps.store
+    tried: list[int] = []
+
+    def broken() -> bool:
+        tried.append(1)
+        raise StoreRejected("the vector engine could not compact: tracker_journal.dat is "
+                            "shorter than expected")
+
+    monkeypatch.setattr(store, "delete_pending_compaction", lambda: True)
+    monkeypatch.setattr(store, "compact", broken)
+    body = svc.upload("a.txt", "some text", document_id="a").json()
+    assert svc.worker.run_once()
+    assert tried == [1] and job(svc, body["job_id"]).status == "succeeded"
+    svc.worker.run_once()
+    assert tried == [1]  # not again before the interval

@@ -30,6 +30,13 @@ class FailingShard:
             raise RuntimeError("Service runtime error: Not recovered from previous error")
         self._shard.update(op)
 
+    def flush(self) -> None:
+        if self._budget.get("flush_fail", 0) > 0:
+            self._budget["flush_fail"] -= 1
+            raise RuntimeError("Service internal error: Failed to flush mmap payload gridstore: "
+                               "Tracker journal tracker_journal.dat is shorter than expected")
+        self._shard.flush()
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self._shard, name)
 
@@ -103,3 +110,29 @@ def test_compaction_takes_deleted_text_out_of_the_engines_segments(tmp_path: Pat
     store = _store(tmp_path)  # reopens fine after compaction
     assert store.count(ChunkFilter("c1")) == 20
     store.close()
+
+
+def test_a_compaction_whose_flush_fails_reopens_the_engine_and_loses_nothing(
+        tmp_path: Path, failing: dict) -> None:
+    """The issue's "tracker_journal.dat is shorter than expected", raised by a compaction's
+    flush: the shard is loaded again from its files and WAL and the compaction runs again;
+    failing twice, it is tried at the next interval and every write goes on."""
+    store = _store(tmp_path)
+    store.upsert([_point("keep", i) for i in range(5)] + [_point("gone", 0, SECRET)])
+    store.delete(client_id="c1", document_id="gone")
+    failing["flush_fail"] = 1
+    store.compact()  # no error: reopened, compacted again
+    assert failing["opened"] == 2 and not store.delete_pending_compaction()
+    store.delete(client_id="c1", document_id="keep", version_id="v0")  # nothing; pending again
+    failing["flush_fail"] = 2
+    with pytest.raises(StoreRejected, match="could not compact"):
+        store.compact()
+    assert store.delete_pending_compaction()  # tried again later
+    store.upsert([_point("after", 0)])
+    assert sorted({h.payload["document_id"] for h in store.scroll(ChunkFilter("c1"))}) == [
+        "after", "keep"]
+    assert store.compact() in (True, False)
+    store.close()
+    reopened = _store(tmp_path)
+    assert reopened.count(ChunkFilter("c1")) == 6
+    reopened.close()
