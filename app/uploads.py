@@ -79,6 +79,8 @@ def parse_metadata_field(raw: str | None, limits: MetadataLimits) -> dict[str, A
     except (ValueError, RecursionError) as exc:
         why = "it is nested too deeply" if isinstance(exc, RecursionError) else str(exc)
         raise BadRequest(f"metadata is not valid JSON: {why}", code="INVALID_METADATA") from None
+    if value is None:  # JSON null: no metadata, as an absent field (the spec's nullable)
+        return {}
     if not isinstance(value, dict):
         raise BadRequest(f"metadata must be a JSON object, not {type(value).__name__}",
                          code="INVALID_METADATA")

@@ -84,6 +84,7 @@ def test_the_metadata_field_parser_refuses_what_json_loads_would_let_through() -
         assert caught.value.code == "INVALID_METADATA", raw[:40]
     assert parse_metadata_field('{"project": "Apollo"}', limits) == {"project": "Apollo"}
     assert parse_metadata_field("  ", limits) == {}
+    assert parse_metadata_field("null", limits) == {}  # the spec's nullable, sent as JSON
 
 
 def test_strict_json_and_utf8_and_display_helpers() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -79,6 +80,25 @@ def readable_validation_error(errors: list[Any]) -> tuple[str, str]:
     return _validation_code(errors), _readable(errors)
 
 
+def _allowed_methods(req: Request) -> list[str] | None:
+    """The methods the spec documents for this path, across its routes (Starlette's own 405
+    names only the first route that matched, so GET /documents hid POST /documents); None
+    for a path outside the spec (the console), whose 405 keeps Starlette's header."""
+    table = getattr(req.app.state, "allowed_methods", None)
+    if table is None:
+        table = [(re.compile("^" + re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(path)) + "$"),
+                  sorted(m.upper() for m in ops if m in _HTTP_METHODS))
+                 for path, ops in req.app.openapi().get("paths", {}).items()]
+        req.app.state.allowed_methods = table
+    for pattern, methods in table:
+        if pattern.match(req.url.path):
+            return methods
+    return None
+
+
+_HTTP_METHODS = frozenset({"get", "put", "post", "delete", "patch", "head", "options", "trace"})
+
+
 def _unparsable_body(req: Request, cause: BaseException | None) -> tuple[str, str]:
     """(code, message) for a body FastAPI could not parse."""
     if "multipart/" in req.headers.get("content-type", ""):
@@ -110,8 +130,10 @@ def install_error_handlers(app: FastAPI) -> None:
         message = str(exc.detail)
         if exc.status_code == 400:  # FastAPI could not parse the body: say what was wrong
             code, message = _unparsable_body(req, exc.__cause__ or exc.__context__)
-        # 405 keeps its Allow header (RFC 9110): the methods the path answers
+        headers = getattr(exc, "headers", None)
+        if exc.status_code == 405 and (allowed := _allowed_methods(req)) is not None:
+            headers = {**(headers or {}), "Allow": ", ".join(allowed)}  # RFC 9110
         return JSONResponse(error_body(code, message), status_code=exc.status_code,
-                            headers=getattr(exc, "headers", None))
+                            headers=headers)
 
     # Unexpected exceptions are answered by app/api/guard.py's CatchAll (connection kept).

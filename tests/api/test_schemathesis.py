@@ -1,6 +1,8 @@
 """Schemathesis over the OpenAPI spec against a live server: no input, from either of two
-clients, gets a server error. Bounded (fixed example count, fixed seed) to stay well under a
-minute; `schemathesis run` with a larger -n is the same check, longer."""
+clients, gets a server error, and every answer conforms to the spec (status codes, content
+types, bodies, headers, Allow on 405, no use after delete, auth not ignored). Bounded (fixed
+example count, fixed seed) to stay well under a minute; `schemathesis run` with a larger -n is
+the same check, longer."""
 
 from __future__ import annotations
 
@@ -25,9 +27,20 @@ DOCUMENTS = {
 }
 
 
+# Every check but the two that judge a body's meaning by its schema alone: a multipart upload's
+# file type (by content), its `metadata` field (a JSON object inside a string) and the search
+# window (offset + limit ≤ 200, a bound across two fields) cannot be said in JSON Schema, so
+# positive_data_acceptance and negative_data_rejection would report the server's documented
+# refusals (415, 422 INVALID_METADATA, 422 WINDOW_TOO_LARGE) as mismatches.
+CHECKS = ("not_a_server_error,status_code_conformance,content_type_conformance,"
+          "response_headers_conformance,response_schema_conformance,missing_required_header,"
+          "unsupported_method,allow_header_conformance,use_after_free,"
+          "ensure_resource_availability,ignored_auth")
+
+
 def _run(url: str, key: str, *, examples: int, phases: str, report: Path) -> None:
     completed = subprocess.run(
-        [SCHEMATHESIS, "run", f"{url}/openapi.json", "--checks", "not_a_server_error",
+        [SCHEMATHESIS, "run", f"{url}/openapi.json", "--checks", CHECKS,
          "--max-examples", str(examples), "--seed", "20261130", "--phases", phases,
          "--workers", "1", "--no-color", "--generation-database", "none",
          "-H", f"Authorization: Bearer {key}",

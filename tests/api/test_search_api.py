@@ -450,3 +450,8 @@ def test_unparsable_bodies_get_their_own_codes_and_405_says_what_is_allowed(
     r = svc.http.put("/search", json={"query": "a"}, headers=svc.auth())
     assert (r.status_code, r.headers["Allow"]) == (405, "POST")
     assert r.json()["error"]["code"] == "METHOD_NOT_ALLOWED"
+    # every method of the path, across routes (Starlette named only the first route's)
+    r = svc.http.request("OPTIONS", "/documents", headers=svc.auth())
+    assert (r.status_code, r.headers["Allow"]) == (405, "GET, POST")
+    r = svc.http.put("/documents/x", headers=svc.auth())
+    assert (r.status_code, r.headers["Allow"]) == (405, "DELETE, GET")
