@@ -461,6 +461,9 @@ def eval_command(
         help="the configuration a sweep varies and its choice is compared with")]
     = "fusion=rank,alpha=0.5",
     folds: Annotated[int, typer.Option(min=2, help="folds of the cross-validation")] = 5,
+    short_queries: Annotated[int | None, typer.Option(
+        min=1, max=20, metavar="WORDS", help="cut every query to its WORDS rarest words, as "
+        "typed into a search box (evaluation/short_queries.py)")] = None,
 ) -> None:
     """nDCG@10, recall@100, MRR@10 and latency per mode through the real ingest and search;
     with --compare or --sweep, per-query comparisons with intervals instead."""
@@ -493,6 +496,16 @@ def eval_command(
                                                                         total=total))
         console.print(f"{len(data.corpus)} documents in the index ({ingested} ingested now in "
                       f"{seconds:.1f} s), {len(data.queries)} queries")
+        if short_queries is not None:
+            from dataclasses import replace
+
+            from evaluation.short_queries import shorten
+
+            data = replace(data, queries=shorten(data.queries, runtime.models.sparse,
+                                                 runtime.models.bm25_background or {},
+                                                 short_queries))
+            first = next(iter(data.queries.values()), "")
+            console.print(f"queries cut to their {short_queries} rarest words (e.g. {first!r})")
         if compare or sweep:
             from evaluation.report import run_comparison
 

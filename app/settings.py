@@ -69,6 +69,9 @@ class SearchSettings(_Group):
     # Whether the score fusions apply the lane floors too (rank fusion always does): chosen by
     # a cross-validated, paired comparison (docs/BENCHMARKS.md).
     score_fusion_floors: bool = True
+    # Rank fusion's constant: alpha/(k + dense rank) + (1 − alpha)/(k + BM25 rank). 60 is the
+    # contract's (Cormack et al. 2009); kept by a cross-validated comparison (BENCHMARKS.md).
+    rrf_k: int = Field(60, ge=1, le=1000)
     dense_floor: float | None = None
     sparse_floor: float | None = None
     embed_timeout_s: float = 10.0

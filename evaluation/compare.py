@@ -30,7 +30,7 @@ from evaluation.runner import ranked_ids
 
 CONFIG_KEYS = {"fusion": ("rank", "dbsf", "relative_score"), "alpha": None,
                "floors": ("on", "off"), "rerank": ("on", "off"), "depth": None, "prf": None,
-               "prior": None, "entity": None}
+               "prior": None, "entity": None, "dense_floor": None, "rrf_k": None}
 BOOTSTRAP_SAMPLES = 10_000
 
 
@@ -49,6 +49,10 @@ class Config:
     prior: float | None = None
     # the entity lane's weight (EVIDENCE_SEARCH__ENTITY_WEIGHT); None: the settings' value
     entity: float | None = None
+    # the dense lane's floor (EVIDENCE_SEARCH__DENSE_FLOOR); None: the settings' value
+    dense_floor: float | None = None
+    # rank fusion's constant k (EVIDENCE_SEARCH__RRF_K); None: the settings' value
+    rrf_k: int | None = None
 
     @classmethod
     def parse(cls, text: str, base: Config | None = None) -> Config:
@@ -75,6 +79,15 @@ class Config:
                 if not 0.0 <= weight <= 10.0:
                     raise ValueError(f"entity={value}: a weight from 0 to 10")
                 values["entity"] = weight
+            elif key == "dense_floor":
+                floor = float(value)
+                if not -1.0 <= floor <= 1.0:
+                    raise ValueError(f"dense_floor={value}: a cosine from -1 to 1")
+                values["dense_floor"] = floor
+            elif key == "rrf_k":
+                if not value.isdigit() or not 1 <= int(value) <= 1000:
+                    raise ValueError(f"rrf_k={value}: a whole number from 1 to 1000")
+                values["rrf_k"] = int(value)
             elif key == "alpha":
                 alpha = float(value)
                 if not 0.0 <= alpha <= 1.0:
@@ -93,7 +106,9 @@ class Config:
                 + (f",depth={self.depth}" if self.depth != 100 else "")
                 + (f",prf={self.prf}" if self.prf else "")
                 + (f",prior={self.prior:g}" if self.prior is not None else "")
-                + (f",entity={self.entity:g}" if self.entity is not None else ""))
+                + (f",entity={self.entity:g}" if self.entity is not None else "")
+                + (f",dense_floor={self.dense_floor:g}" if self.dense_floor is not None else "")
+                + (f",rrf_k={self.rrf_k}" if self.rrf_k is not None else ""))
 
 
 def per_query_ndcg(runtime: Runtime, client_id: str, data: Dataset,
@@ -103,7 +118,9 @@ def per_query_ndcg(runtime: Runtime, client_id: str, data: Dataset,
         "score_fusion_floors": True, "min_depth": config.depth, "prf_docs": config.prf,
         "candidate_ceiling": max(config.depth, runtime.settings.search.candidate_ceiling),
         **({"bm25_prior_chunks": config.prior} if config.prior is not None else {}),
-        **({"entity_weight": config.entity} if config.entity is not None else {})})
+        **({"entity_weight": config.entity} if config.entity is not None else {}),
+        **({"dense_floor": config.dense_floor} if config.dense_floor is not None else {}),
+        **({"rrf_k": config.rrf_k} if config.rrf_k is not None else {})})
     if not config.floors:
         settings = settings.model_copy(update={"dense_floor": float("-inf"),
                                                "sparse_floor": float("-inf")})

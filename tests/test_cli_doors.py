@@ -283,7 +283,7 @@ def test_why_prints_the_diagnosis_at_80_columns(narrow: CliRunner, server: LiveS
     assert code == 0, out
     _lines_fit(out)
     assert "why cars.txt v1: BELOW_FLOOR" in out
-    assert "    dense: cars.txt:v1:0 scored " in out and "floor 0.29): under the floor" in out
+    assert "    dense: cars.txt:v1:0 scored " in out and "floor 0.26): under the floor" in out
     assert "why nothing: NOT_FOUND" in out
     assert "    there is no document 'nothing' for this client" in out
 

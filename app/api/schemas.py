@@ -356,10 +356,10 @@ class Diagnostic(BaseModel):
         "document_id": "travel-policy.pdf", "version_id": "v2", "status": "BELOW_FLOOR",
         "rank": None, "filters": {},
         "lanes": [{"lane": "dense", "chunk_id": "travel-policy.pdf:v1:3", "score": 0.262,
-                   "rank": 14, "beyond": None, "floor": 0.29, "passed": False},
+                   "rank": 14, "beyond": None, "floor": 0.26, "passed": False},
                   {"lane": "sparse", "chunk_id": "travel-policy.pdf:v1:3", "score": 0.81,
                    "rank": 2, "beyond": None, "floor": 1.0, "passed": False}],
-        "message": "it scored 0.262 in the dense lane, under the floor 0.29 and scored 0.81 "
+        "message": "it scored 0.232 in the dense lane, under the floor 0.26 and scored 0.81 "
                    "in the BM25 lane, under the floor 1; a different alpha or a lower floor "
                    "(EVIDENCE_SEARCH__DENSE_FLOOR / __SPARSE_FLOOR) would let it compete"}]})
 

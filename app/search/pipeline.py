@@ -199,10 +199,11 @@ class SearchEngine:
             clock.lap("entity")
         fuser = FUSERS[plan.fusion]
         weight = self.settings.entity_weight
+        constant = {"k": self.settings.rrf_k} if plan.fusion == "rank" else {}
 
         def fuse_lanes(found: dict[str, list]) -> list:
             return fuser(found["dense"], found["sparse"], alpha=plan.alpha,
-                         entity=found["entity"], entity_weight=weight)
+                         entity=found["entity"], entity_weight=weight, **constant)
 
         fused = fuse_lanes(hits)
         base_fused = None

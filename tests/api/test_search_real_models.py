@@ -166,3 +166,20 @@ def test_a_small_client_finds_a_word_of_its_documents_first(
                 body = s.search(query=word, **({} if alpha is None else {"alpha": alpha}))
                 ids = _ids(body.json())
                 assert ids and ids[0] == name.removesuffix(".txt"), (n, word, alpha, ids)
+
+
+# Queries that share no topic with the collection above (science, sport, cooking): searched
+# by default (hybrid), each finds nothing — the floors' purpose, kept with the dense floor
+# derived from chance (bench/dense_floor_null.py) rather than from SciFact's relevant hits.
+OFF_TOPIC = ["radioiodine treatment of multinodular goitre", "histone nucleosomes yeast",
+             "football results saturday", "chocolate cake recipe", "ski resorts in the alps",
+             "West Nile virus neurons", "guitar chords for beginners"]
+
+
+@pytest.mark.parametrize("query", OFF_TOPIC)
+def test_an_off_topic_query_finds_nothing(svc: Service, query: str) -> None:
+    r = svc.search(query=query, explain=True)
+    assert r.status_code == 200, r.text
+    assert r.json()["results"] == [], [
+        (row["document_version"]["document_id"], row["retrieval_contributions"])
+        for row in r.json()["results"]]

@@ -19,7 +19,10 @@ def test_configs_parse_over_a_base_and_name_themselves() -> None:
     assert base == Config(fusion="dbsf", alpha=0.5, floors=False, rerank=False, depth=100)
     assert Config.parse("depth=400", base).name == "fusion=dbsf,alpha=0.5,floors=off,depth=400"
     assert Config.parse("alpha=0.3", base).name == "fusion=dbsf,alpha=0.3,floors=off"
-    for bad in ("fusion=borda", "alpha=2", "depth=5000", "depth=x", "top=3", "alpha"):
+    assert Config.parse("dense_floor=0.26,rrf_k=5").name == (
+        "fusion=rank,alpha=0.5,floors=on,dense_floor=0.26,rrf_k=5")
+    for bad in ("fusion=borda", "alpha=2", "depth=5000", "depth=x", "top=3", "alpha",
+                "dense_floor=2", "rrf_k=0", "rrf_k=x"):
         with pytest.raises(ValueError):
             Config.parse(bad)
     grid = sweep_configs(base, ["alpha=0.3|0.7", "floors=on|off"])
