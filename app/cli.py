@@ -461,9 +461,10 @@ def eval_command(
         help="the configuration a sweep varies and its choice is compared with")]
     = "fusion=rank,alpha=0.5",
     folds: Annotated[int, typer.Option(min=2, help="folds of the cross-validation")] = 5,
-    short_queries: Annotated[int | None, typer.Option(
-        min=1, max=20, metavar="WORDS", help="cut every query to its WORDS rarest words, as "
-        "typed into a search box (evaluation/short_queries.py)")] = None,
+    short_queries: Annotated[str | None, typer.Option(
+        metavar="WORDS", help="cut every query to its WORDS rarest words, as typed into a "
+        "search box (evaluation/short_queries.py); a list (0,4: whole and 4 words) judges "
+        "the sets together, each query once per cut")] = None,
 ) -> None:
     """nDCG@10, recall@100, MRR@10 and latency per mode through the real ingest and search;
     with --compare or --sweep, per-query comparisons with intervals instead."""
@@ -497,15 +498,17 @@ def eval_command(
         console.print(f"{len(data.corpus)} documents in the index ({ingested} ingested now in "
                       f"{seconds:.1f} s), {len(data.queries)} queries")
         if short_queries is not None:
-            from dataclasses import replace
+            from evaluation.short_queries import with_cuts
 
-            from evaluation.short_queries import shorten
-
-            data = replace(data, queries=shorten(data.queries, runtime.models.sparse,
-                                                 runtime.models.bm25_background or {},
-                                                 short_queries))
+            try:
+                cuts = [int(w) for w in short_queries.split(",")]
+                data = with_cuts(data, cuts, runtime.models.sparse,
+                                 runtime.models.bm25_background or {})
+            except ValueError as exc:
+                raise typer.BadParameter(str(exc), param_hint="--short-queries") from None
             first = next(iter(data.queries.values()), "")
-            console.print(f"queries cut to their {short_queries} rarest words (e.g. {first!r})")
+            console.print(f"queries cut to {short_queries} rarest words (0: whole), "
+                          f"{len(data.queries)} in all (e.g. {first!r})")
         if compare or sweep:
             from evaluation.report import run_comparison
 

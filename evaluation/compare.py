@@ -185,12 +185,17 @@ def paired(a_name: str, a: Mapping[str, float], b_name: str, b: Mapping[str, flo
 
 
 def folds_of(qids: Sequence[str], k: int, seed: int = 0) -> list[list[str]]:
-    """The queries dealt into ``k`` folds after a seeded shuffle (the same every run)."""
-    if not 2 <= k <= len(qids):
-        raise ValueError(f"folds must be between 2 and the number of queries ({len(qids)})")
-    order = sorted(qids)
+    """The queries dealt into ``k`` folds after a seeded shuffle (the same every run). Cuts of
+    one query (``<id>@<cut>``, evaluation/short_queries.py) share a fold, so no claim is
+    chosen on and judged on at once."""
+    groups: dict[str, list[str]] = {}
+    for qid in sorted(qids):
+        groups.setdefault(qid.split("@", 1)[0], []).append(qid)
+    if not 2 <= k <= len(groups):
+        raise ValueError(f"folds must be between 2 and the number of queries ({len(groups)})")
+    order = sorted(groups)
     random.Random(seed).shuffle(order)
-    return [order[i::k] for i in range(k)]
+    return [[q for g in order[i::k] for q in groups[g]] for i in range(k)]
 
 
 @dataclass

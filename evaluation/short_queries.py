@@ -9,9 +9,11 @@ to them."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from app.models.encoders import SparseEncoder
+from evaluation.beir import Dataset
 
 WORD = re.compile(r"[^\W_](?:[\w\-']*[^\W_])?")
 
@@ -34,3 +36,18 @@ def shorten(queries: Mapping[str, str], sparse: SparseEncoder,
         keep = set(sorted(distinct, key=lambda w: (rarity(w), w))[:words])
         short[qid] = " ".join(w for w in distinct if w in keep)
     return short
+
+
+def with_cuts(data: Dataset, cuts: Sequence[int], sparse: SparseEncoder,
+              background: Mapping[int, float]) -> Dataset:
+    """The dataset's queries at each cut (0: whole; n: the n rarest words); with several
+    cuts each query appears once per cut, as ``<id>@<cut>``, judged by the same qrels."""
+    if not cuts or any(not 0 <= c <= 20 for c in cuts) or len(set(cuts)) != len(cuts):
+        raise ValueError("cuts are distinct word counts from 0 (whole) to 20")
+    per_cut = {c: dict(data.queries) if c == 0 else shorten(data.queries, sparse, background, c)
+               for c in cuts}
+    if len(cuts) == 1:
+        return replace(data, queries=per_cut[cuts[0]])
+    queries = {f"{q}@{c}": text for c in cuts for q, text in per_cut[c].items()}
+    qrels = {f"{q}@{c}": data.qrels[q] for c in cuts for q in per_cut[c]}
+    return replace(data, queries=queries, qrels=qrels)

@@ -2,9 +2,9 @@
 
     fused(c) = alpha / (k + rank_dense(c)) + (1 - alpha) / (k + rank_sparse(c))
 
-with ranks starting at 1 within each lane (after its floor), k = 60 (Cormack, Clarke & Büttcher,
-2009, "Reciprocal Rank Fusion outperforms Condorcet and individual Rank Learning Methods"), and
-a lane that did not find the chunk adding nothing. alpha weighs the dense lane, 1 - alpha the
+with ranks starting at 1 within each lane (after its floor), k from the settings (``rrf_k``: 2,
+chosen by cross-validation; RRF_K = 60 is Cormack, Clarke & Büttcher's 2009 value, the default
+of this function), and a lane that did not find the chunk adding nothing. alpha weighs the dense lane, 1 - alpha the
 sparse lane (alpha = 0.5 gives each lane half of plain RRF). Only ranks are combined, so cosine
 and BM25 scores need no calibration. Ties are broken by chunk id, so the order is stable.
 

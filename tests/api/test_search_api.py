@@ -224,7 +224,7 @@ def test_explain_gives_each_items_score_parts(svc: Service) -> None:
     assert scores["dense_rank"] == 1 and 0 < scores["dense"] <= 1
     # PO-2231 is an id the query names: the entity lane ranks the invoice's chunk first too
     assert scores["entity_rank"] == 1
-    assert scores["fused"] == pytest.approx(0.5 / 61 + 0.5 / 61 + 1.0 / 61)
+    assert scores["fused"] == pytest.approx(0.5 / 3 + 0.5 / 3 + 1.0 / 3)  # k = 2: 1/(2 + 1)
     assert scores["rerank"] is None
     lanes = body["results"][0]["retrieval_contributions"]
     assert lanes == [{"lane": "content", "rank": 1}, {"lane": "entity", "rank": 1}]

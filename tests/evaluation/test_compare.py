@@ -79,3 +79,13 @@ def test_cross_validation_scores_each_fold_with_the_choice_made_without_it() -> 
     assert cv.per_query == {"q0": 0.6, "q1": 0.6, "q2": 0.5, "q3": 0.5, "q4": 0.5, "q5": 0.5}
     assert cv.estimate == pytest.approx(3.2 / 6)
     assert sorted(cv.chosen) == ["lucky"] * 4 + ["steady"] * 2
+
+
+def test_the_cuts_of_one_query_share_a_fold() -> None:
+    qids = [f"q{i}@{c}" for i in range(10) for c in (0, 4)]
+    folds = folds_of(qids, 5)
+    assert sorted(q for f in folds for q in f) == sorted(qids)
+    for fold in folds:
+        assert {q.split("@")[0] for q in fold} == {q.split("@")[0] for q in fold
+                                                    if q.endswith("@0")}
+        assert len(fold) == 4  # two queries, both cuts

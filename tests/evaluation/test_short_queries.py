@@ -29,3 +29,22 @@ def test_the_rarest_words_are_kept_in_their_order() -> None:
         "q1": "Radioiodine multinodular goitre thyroid", "q2": "thyroid"}
     assert shorten(claims, WordIds(), background, 2)["q1"] == (  # type: ignore[arg-type]
         "Radioiodine goitre")  # a tie among the unlisted: by the word (capitals first)
+
+
+def test_several_cuts_make_one_query_set_judged_by_the_same_qrels() -> None:
+    import pytest
+
+    from evaluation.beir import Dataset
+    from evaluation.short_queries import with_cuts
+
+    background = {WordIds.words.index(w): f for w, f in FREQUENCY.items()}
+    data = Dataset(corpus={}, queries={"q1": "Radioiodine treatment of multinodular goitre"},
+                   qrels={"q1": {"d1": 1}})
+    both = with_cuts(data, [0, 2], WordIds(), background)  # type: ignore[arg-type]
+    assert both.queries == {"q1@0": "Radioiodine treatment of multinodular goitre",
+                            "q1@2": "Radioiodine goitre"}
+    assert both.qrels == {"q1@0": {"d1": 1}, "q1@2": {"d1": 1}}
+    assert with_cuts(data, [2], WordIds(), background).queries == {  # type: ignore[arg-type]
+        "q1": "Radioiodine goitre"}
+    with pytest.raises(ValueError):
+        with_cuts(data, [0, 0], WordIds(), background)  # type: ignore[arg-type]
