@@ -1,0 +1,108 @@
+"""The public Python client (evidence_client) against a live server over real HTTP: every
+method, the one error type with the server's code, retries only where safe, sync and async."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import httpx
+import pytest
+
+from evidence_client import AsyncEvidenceClient, EvidenceClient, EvidenceError
+from tests.fakes import fake_models
+from tests.live import live_server, worker_running
+
+
+@pytest.fixture
+def live(tmp_path: Path):  # type: ignore[no-untyped-def]
+    with live_server(tmp_path, fake_models(), clients=("acme", "rival")) as server, \
+            worker_running(server):
+        yield server
+
+
+def test_every_method_against_a_live_server(live, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    note = tmp_path / "handbook.md"
+    note.write_text("# Handbook\n\nEmployees get 25 days of paid vacation.\n")
+    with EvidenceClient(live.url, api_key=live.keys["acme"]) as client:
+        assert client.me()["name"] == "acme"
+        first = client.upload(note, metadata={"team": "hr"}, document_id="handbook")
+        assert (first["document_id"], first["version_id"]) == ("handbook", "v1")
+        assert client.wait_for_job(first["job_id"], timeout_s=30)["status"] == "succeeded"
+        second = client.upload(b"Invoice PO-2231 paid.", filename="po.txt")
+        client.wait_for_job(second["job_id"], timeout_s=30)
+        answer = client.search("vacation days", alpha=0.5, limit=5, explain=True,
+                               filters={"custom.team": "hr"})
+        assert [r["document_version"]["document_id"] for r in answer["results"]] == ["handbook"]
+        assert answer["results"][0]["content_evidence"]["items"][0]["chunk_id"] == (
+            "handbook:v1:0")
+        listed = client.documents(limit=10, sort="created_at", order="asc")
+        assert [d["document_id"] for d in listed["documents"]] == ["handbook", "po.txt"]
+        assert client.document("handbook")["versions"][0]["state"] == "published"
+        assert client.set_discovery(True)["state"] in ("discovering", "complete")
+        assert client.delete_document("po.txt") is None
+        with pytest.raises(EvidenceError) as gone:
+            client.document("po.txt")
+        assert (gone.value.status, gone.value.code) == (404, "DOCUMENT_NOT_FOUND")
+        assert gone.value.request_id
+    with EvidenceClient(live.url, api_key=live.keys["rival"]) as rival:  # one key, one client
+        assert rival.search("vacation days")["results"] == []
+        assert rival.documents()["documents"] == []
+
+
+def test_errors_carry_the_servers_code_status_and_request_id(live) -> None:  # type: ignore[no-untyped-def]
+    with EvidenceClient(live.url, api_key="es_not_a_key") as client:
+        with pytest.raises(EvidenceError) as err:
+            client.me()
+        assert err.value.status == 401 and err.value.code.startswith("API_KEY")
+    with EvidenceClient(live.url, api_key=live.keys["acme"]) as client:
+        with pytest.raises(EvidenceError) as err:
+            client.search("x", alpha=3)
+        assert (err.value.status, err.value.code) == (422, "INVALID_ALPHA")
+        with pytest.raises(TypeError, match="unknown search field"):
+            client.search("x", top_k=3)
+        with pytest.raises(ValueError, match="filename"):
+            client.upload(b"bytes")
+    with EvidenceClient("http://127.0.0.1:9", api_key="k", retries=2, backoff_s=0) as nowhere:
+        with pytest.raises(EvidenceError) as err:
+            nowhere.me()
+        assert err.value.code == "SERVER_UNREACHABLE" and err.value.status is None
+
+
+def test_reads_are_retried_on_a_passing_failure_and_writes_never() -> None:
+    calls: list[tuple[str, str]] = []
+
+    def flaky(request: httpx.Request) -> httpx.Response:
+        calls.append((request.method, request.url.path))
+        if len([c for c in calls if c == (request.method, request.url.path)]) == 1:
+            return httpx.Response(503, json={"error": {"code": "STORE_UNAVAILABLE",
+                                                       "message": "busy", "details": {}}})
+        return httpx.Response(200, json={"results": [], "ok": True})
+
+    with EvidenceClient("http://x", api_key="k", backoff_s=0,
+                        transport=httpx.MockTransport(flaky)) as client:
+        assert client.search("q")["ok"] is True  # POST /search is a read: retried
+        assert client.me()["ok"] is True  # GET: retried
+        with pytest.raises(EvidenceError) as err:
+            client.set_discovery(True)  # a change: never repeated
+        assert (err.value.status, err.value.code) == (503, "STORE_UNAVAILABLE")
+    assert calls == [("POST", "/search")] * 2 + [("GET", "/clients/me")] * 2 + [
+        ("POST", "/clients/me/metadata/discovery")]
+
+
+def test_the_async_client_does_the_same(live) -> None:  # type: ignore[no-untyped-def]
+    async def flow() -> tuple[list[str], str]:
+        async with AsyncEvidenceClient(live.url, api_key=live.keys["acme"]) as client:
+            job = await client.upload(b"Travel expenses are reimbursed within 30 days.",
+                                      filename="travel.txt", document_id="travel")
+            done = await client.wait_for_job(job["job_id"], timeout_s=30)
+            answer = await client.search("travel expenses", alpha=1.0)
+            try:
+                await client.document("nothing")
+            except EvidenceError as exc:
+                code = exc.code
+            return [r["document_version"]["document_id"] for r in answer["results"]], \
+                done["status"] + ":" + code
+
+    found, status = asyncio.run(flow())
+    assert found == ["travel"] and status == "succeeded:DOCUMENT_NOT_FOUND"
