@@ -4,9 +4,10 @@
 
 with ranks starting at 1 within each lane (after its floor), k from the settings (``rrf_k``: 2,
 chosen by cross-validation; RRF_K = 60 is Cormack, Clarke & Büttcher's 2009 value, the default
-of this function), and a lane that did not find the chunk adding nothing. alpha weighs the dense lane, 1 - alpha the
-sparse lane (alpha = 0.5 gives each lane half of plain RRF). Only ranks are combined, so cosine
-and BM25 scores need no calibration. Ties are broken by chunk id, so the order is stable.
+of this function), and a lane that did not find the chunk adding nothing. alpha weighs the
+dense lane, 1 - alpha the sparse lane (alpha = 0.5 gives each lane half of plain RRF). Only
+ranks are combined, so cosine and BM25 scores need no calibration. Ties are broken by chunk
+id, so the order is stable.
 
 Two score fusions are opt-in (per request ``fusion``, or ``EVIDENCE_SEARCH__FUSION``; outside
 the contract, which fuses by rank). Both scale each lane's raw scores over that lane's
