@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
-
 from app.errors import ServiceError, Unauthorized
 from app.settings import Settings
 
@@ -26,37 +24,44 @@ def resolve_key(settings: Settings, api_key: str | None) -> str:
 
 
 class ServerApi:
-    """A running server's API with the caller's key; a context manager (one connection)."""
+    """A running server's API with the caller's key, through the public client
+    (evidence_client: one client, several doors); a context manager (one connection). Its
+    errors become ServiceErrors naming the CLI's own remedies."""
 
     def __init__(self, url: str, key: str, timeout: float = 120) -> None:
+        from evidence_client import EvidenceClient
+
         self.url = url.rstrip("/")
-        self._http = httpx.Client(base_url=self.url, timeout=timeout,
-                                  headers={"Authorization": f"Bearer {key}"})
+        self._client = EvidenceClient(self.url, api_key=key, timeout=timeout, retries=1)
 
     def __enter__(self) -> ServerApi:
         return self
 
     def __exit__(self, *_exc: object) -> None:
-        self._http.close()
+        self._client.close()
 
     def call(self, method: str, path: str, *, ok: tuple[int, ...] = (200,),
              **kwargs: Any) -> Any:
         """The JSON body of a successful answer; anything else raises a one-line error."""
+        from evidence_client import EvidenceError
+        from evidence_client.client import Call
+
         try:
-            response = self._http.request(method, path, **kwargs)
-        except httpx.ConnectError:
-            raise ServiceError(f"cannot reach the server at {self.url}: start it with "
-                               "`evidence serve`, or pass --server with its URL",
-                               code="SERVER_UNREACHABLE") from None
-        except httpx.TimeoutException:
-            raise ServiceError(f"the server at {self.url} did not answer in time",
-                               code="SERVER_TIMEOUT") from None
-        except httpx.HTTPError as exc:
-            raise ServiceError(f"talking to {self.url} failed: {exc}",
-                               code="SERVER_ERROR") from None
-        if response.status_code in ok:
-            return response.json() if response.content else None
-        raise error_from(response)
+            return self._client._run(Call(method, path, ok=ok, **kwargs))  # noqa: SLF001
+        except EvidenceError as exc:
+            raise cli_error(exc, self.url) from None
+
+
+def cli_error(exc: Any, url: str) -> ServiceError:
+    """The public client's EvidenceError as the CLI says it: with the remedy to type."""
+    if exc.code == "SERVER_UNREACHABLE":
+        return ServiceError(f"cannot reach the server at {url}: start it with `evidence "
+                            "serve`, or pass --server with its URL", code=exc.code)
+    message = exc.message
+    if exc.status == 401:
+        message = f"the server refused the API key ({message}): {KEY_ADVICE}"
+    return ServiceError(message, code=exc.code, http_status=exc.status or 502,
+                        details=exc.details)
 
 
 def server_call(settings: Settings, api_key: str | None, server: str, method: str, path: str,
@@ -64,17 +69,3 @@ def server_call(settings: Settings, api_key: str | None, server: str, method: st
     """One call to a running server with the caller's key (``ServerApi.call``)."""
     with ServerApi(server, resolve_key(settings, api_key), timeout=timeout) as api:
         return api.call(method, path, **kwargs)
-
-
-def error_from(response: httpx.Response) -> ServiceError:
-    """The server's error in the one shape, or what the status says when there is none."""
-    try:
-        error = response.json()["error"]
-        code, message = str(error["code"]), str(error["message"])
-        details = error.get("details") or {}
-    except (ValueError, KeyError, TypeError):
-        code, message, details = "HTTP_ERROR", f"HTTP {response.status_code} from " \
-            f"{response.request.url}: {response.text[:200]}", {}
-    if response.status_code == 401:
-        message = f"the server refused the API key ({message}): {KEY_ADVICE}"
-    return ServiceError(message, code=code, http_status=response.status_code, details=details)
