@@ -27,8 +27,8 @@ LONG_TEXT = ("The quarterly budget report for project Apollo shows spending of $
 @pytest.fixture
 def narrow(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[CliRunner]:
     """The CLI printing at 80 columns, with a data folder of its own and no key in the env."""
-    monkeypatch.setattr(cli, "console", Console(width=WIDTH, highlight=False))
-    monkeypatch.setattr(cli, "err", Console(width=WIDTH, stderr=True, highlight=False))
+    monkeypatch.setattr(cli.common, "console", Console(width=WIDTH, highlight=False))
+    monkeypatch.setattr(cli.common, "err", Console(width=WIDTH, stderr=True, highlight=False))
     monkeypatch.setenv("EVIDENCE_DATA_DIR", str(tmp_path / "cli-data"))
     monkeypatch.delenv("EVIDENCE_API_KEY", raising=False)
     get_settings.cache_clear()

@@ -36,8 +36,8 @@ def workspace(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]
     if not (MODELS_DIR / "manifest.json").exists():
         pytest.skip(f"no models installed in {MODELS_DIR}: run `evidence models install`")
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(cli, "console", Console(width=WIDTH, highlight=False))
-    monkeypatch.setattr(cli, "err", Console(width=WIDTH, stderr=True, highlight=False))
+    monkeypatch.setattr(cli.common, "console", Console(width=WIDTH, highlight=False))
+    monkeypatch.setattr(cli.common, "err", Console(width=WIDTH, stderr=True, highlight=False))
     monkeypatch.setenv("EVIDENCE_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("EVIDENCE_MODELS__DIR", str(MODELS_DIR))
     monkeypatch.setenv("EVIDENCE_INGEST__CHILD_PROCESS", "false")

@@ -1,0 +1,108 @@
+"""`evidence clients …`: clients, keys, authority, discovery."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from app.cli import common
+from app.cli.common import (
+    _fail,
+    clients_app,
+)
+from app.errors import ServiceError
+from app.settings import get_settings
+
+
+@clients_app.command("create")
+def clients_create(name: str) -> None:
+    """Create a client with an active publication authority and print its API key."""
+    from app.registry import clients as reg
+    from app.registry.database import transaction
+    from app.runtime import open_registry
+
+    _engine, sessions = open_registry(get_settings())
+    try:
+        with transaction(sessions) as s:
+            client, key = reg.create_client(s, name=name)
+    except ServiceError as exc:
+        _fail(exc.message)
+    common.console.print(f"client [bold]{client.name}[/bold] ({client.id})")
+    common.console.print(f"API key (shown once): [bold]{key}[/bold]")
+
+
+@clients_app.command("list")
+def clients_list() -> None:
+    from app.registry import clients as reg
+    from app.registry.database import transaction
+    from app.runtime import open_registry
+
+    _engine, sessions = open_registry(get_settings())
+    with transaction(sessions) as s:
+        for c in reg.list_clients(s):
+            common.console.print(f"{c.name}\t{c.id}\t{reg.authority_status(s, client_id=c.id)}")
+
+
+@clients_app.command("key")
+def clients_key(name: str) -> None:
+    """Issue another API key for a client."""
+    from app.registry import clients as reg
+    from app.registry.database import transaction
+    from app.runtime import open_registry
+
+    _engine, sessions = open_registry(get_settings())
+    with transaction(sessions) as s:
+        key = reg.issue_key(s, client_id=reg.get_client(s, name=name).id)
+    common.console.print(f"API key (shown once): [bold]{key}[/bold]")
+
+
+@clients_app.command("revoke-key")
+def clients_revoke_key(key_or_prefix: str) -> None:
+    from app.registry import clients as reg
+    from app.registry.database import transaction
+    from app.runtime import open_registry
+
+    _engine, sessions = open_registry(get_settings())
+    with transaction(sessions) as s:
+        count = reg.revoke_key(s, secret_or_prefix=key_or_prefix)
+    common.console.print(f"revoked {count} key(s)")
+
+
+@clients_app.command("authority")
+def clients_authority(name: str, status: Annotated[str, typer.Argument(
+        help="active | suspended | revoked")]) -> None:
+    """Set a client's publication authority."""
+    from app.registry import clients as reg
+    from app.registry.database import transaction
+    from app.runtime import open_registry
+
+    _engine, sessions = open_registry(get_settings())
+    try:
+        with transaction(sessions) as s:
+            reg.set_authority(s, client_id=reg.get_client(s, name=name).id, status=status)
+    except (ServiceError, ValueError) as exc:
+        _fail(str(exc))
+    common.console.print(f"{name}: publication authority {status}")
+
+
+@clients_app.command("discovery")
+def clients_discovery(name: str, enable: Annotated[bool, typer.Option(
+        "--enable/--disable", help="turn metadata discovery on or off")] = True) -> None:
+    """Switch a client's metadata discovery (scope metadata | both need it ready)."""
+    from app.registry import clients as reg
+    from app.registry import discovery
+    from app.registry.database import transaction
+    from app.runtime import open_registry
+
+    _engine, sessions = open_registry(get_settings())
+    with transaction(sessions) as s:
+        client_id = reg.get_client(s, name=name).id
+        discovery.set_enabled(s, client_id=client_id, enabled=enable)
+    with transaction(sessions) as s:
+        ready = discovery.readiness(s, client_id=client_id)
+    common.console.print(f"{name}: metadata discovery {ready.state} "
+                  f"({ready.indexed}/{ready.total} published versions indexed); the worker "
+                  "(evidence serve or evidence worker) catches up")
+
+

@@ -1,0 +1,95 @@
+"""What every command shares: the Typer apps, the consoles, one-line failures with the
+CLI's own remedies, the common options."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from app.errors import ServiceError
+from app.settings import get_settings
+
+app = typer.Typer(help="Evidence Search: document-version search on Qdrant.",
+                  no_args_is_help=True, pretty_exceptions_enable=False)
+models_app = typer.Typer(help="Install and inspect the models under ./models.")
+clients_app = typer.Typer(help="Clients, API keys and publication authority.")
+documents_app = typer.Typer(help="The documents a client holds (GET /documents).")
+jobs_app = typer.Typer(help="Ingestion jobs (GET /jobs/{id}).")
+app.add_typer(models_app, name="models")
+app.add_typer(clients_app, name="clients")
+app.add_typer(documents_app, name="documents")
+app.add_typer(jobs_app, name="jobs")
+store_app = typer.Typer(help="Move the vector index between engines; back it up.")
+registry_app = typer.Typer(help="The registry database (documents, versions, jobs, clients).")
+app.add_typer(store_app, name="store")
+app.add_typer(registry_app, name="registry")
+# The consoles every command prints to; commands reach them as ``common.console`` /
+# ``common.err`` so a test (or a caller) can swap them here for every command at once.
+console = Console()
+err = Console(stderr=True)
+
+
+def _logging() -> None:
+    from app.logs import configure
+
+    settings = get_settings()
+    configure(settings.log_level, settings.log.format)
+
+
+def _fail(message: str, code: int = 1) -> None:
+    err.print(f"[red]error:[/red] {message}")
+    raise typer.Exit(code)
+
+
+# What a CLI user does about an error, where the API's message names an HTTP call instead
+CLI_REMEDIES = {
+    "METADATA_DISCOVERY_NOT_READY": "with the CLI: evidence clients discovery NAME --enable "
+                                    "(evidence clients list names the clients)",
+    "PUBLICATION_AUTHORITY_INACTIVE": "restore it: evidence clients authority NAME active "
+                                      "(evidence clients list names the clients)",
+    "STORE_LOCKED": "stop `evidence serve` first: the embedded engine admits one process",
+}
+
+
+def cli_error(exc: ServiceError) -> str:
+    """An error as one CLI line: its code, its message without the API's HTTP remedy, and the
+    CLI's own."""
+    message = exc.message.replace(", or enable discovery (POST /clients/me/metadata/discovery)",
+                                  "")
+    message = message.replace("; the CLI sends work to the server instead", "")
+    remedy = CLI_REMEDIES.get(exc.code)
+    return f"{exc.code}: {message}" + (f"; {remedy}" if remedy else "")
+
+
+def _fail_with(exc: ServiceError) -> None:
+    _fail(escape(cli_error(exc)))
+
+
+
+ApiKeyOption = Annotated[str | None, typer.Option(
+    envvar="EVIDENCE_API_KEY", show_envvar=True,
+    help="the client's API key (default: the first client's, from the data folder)")]
+ServerOption = Annotated[str | None, typer.Option(
+    help="a running server's URL, e.g. http://127.0.0.1:8000 (default: work here)")]
+JsonOption = Annotated[bool, typer.Option("--json", help="print the API's answer as JSON")]
+
+
+def _show(fetch: Callable[[], dict], render: Callable[[Console, dict], None],
+          as_json: bool) -> None:
+    """Fetch an answer (in-process or from a server), then print it as JSON or for people;
+    a failure is one line."""
+    try:
+        answer = fetch()
+    except ServiceError as exc:
+        _fail_with(exc)
+    if as_json:
+        console.print_json(json.dumps(answer))
+    else:
+        render(console, answer)
+
+

@@ -1,0 +1,92 @@
+"""`evidence ingest`: a folder's files, here or through a running server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from app.cli import common
+from app.cli.common import (
+    ApiKeyOption,
+    ServerOption,
+    _fail,
+    _fail_with,
+    app,
+)
+from app.errors import ServiceError, StoreLocked
+from app.settings import get_settings
+
+SKIPPED_SHOWN = 20
+
+
+def pick_files(folder: Path, max_bytes: int) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """The files to ingest under FOLDER (or FOLDER itself), and those left out with why."""
+    from app.uploads import SUPPORTED
+
+    candidates = [folder] if folder.is_file() else sorted(
+        p for p in folder.rglob("*") if p.is_file())
+    files, skipped = [], []
+    for path in candidates:
+        if path.suffix.lower() not in SUPPORTED:
+            skipped.append((path, f"unsupported type {path.suffix or '(no extension)'}"))
+        elif path.stat().st_size > max_bytes:
+            skipped.append((path, f"over the upload limit of {max_bytes:,} bytes "
+                                  "(EVIDENCE_INGEST__MAX_UPLOAD_BYTES)"))
+        else:
+            files.append(path)
+    return files, skipped
+
+
+@app.command()
+def ingest(
+    folder: Annotated[Path, typer.Argument(exists=True, help="a file or a folder (recursive)")],
+    source: Annotated[str | None, typer.Option(help="source label for these documents")] = None,
+    api_key: ApiKeyOption = None,
+    server: ServerOption = None,
+) -> None:
+    """Ingest PDF, DOCX, HTML, Markdown and text files; each becomes a published version.
+
+    A file's document_id is its path under FOLDER, so ingesting the same folder again makes new
+    versions of changed files (unchanged ones are left as they are). Runs in-process (the API's
+    own code path) unless the embedded engine is held by a running `evidence serve` or --server
+    is given, in which case files are uploaded to the server.
+    """
+    from app.cli_ingest import ingest_in_process, ingest_via_server
+    from app.uploads import SUPPORTED
+
+    settings = get_settings()
+    files, skipped = pick_files(folder, settings.ingest.max_upload_bytes)
+    root = folder if folder.is_dir() else folder.parent
+    for path, why in skipped[:SKIPPED_SHOWN]:
+        common.err.print(f"skipped {escape(path.relative_to(root).as_posix())}: {why}")
+    if len(skipped) > SKIPPED_SHOWN:
+        common.err.print(f"skipped {len(skipped) - SKIPPED_SHOWN} more files")
+    if not files:
+        _fail(f"no supported files under {folder} ({', '.join(SUPPORTED)})")
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), console=common.err)
+    try:
+        if server:
+            summary = ingest_via_server(settings, files, root, source, api_key, server, progress)
+        else:
+            try:
+                summary = ingest_in_process(settings, files, root, source, api_key, progress)
+            except StoreLocked:
+                common.err.print(f"the embedded engine is in use; sending to {settings.server_url}")
+                summary = ingest_via_server(settings, files, root, source, api_key,
+                                            settings.server_url, progress)
+    except ServiceError as exc:
+        _fail_with(exc)
+    common.console.print(f"published {summary['published']}, failed {summary['failed']}, "
+                  f"unchanged {summary['unchanged']} of {len(files)} files"
+                  + (f" (skipped {len(skipped)})" if skipped else ""))
+    for line in summary["errors"]:
+        common.console.print(f"  [yellow]{escape(line)}[/yellow]")
+    if summary["failed"]:
+        raise typer.Exit(2)
+
+

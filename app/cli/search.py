@@ -1,0 +1,143 @@
+"""`evidence search`, `documents list|show`, `jobs show`: the API's answers at 80 columns."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from app.cli.common import (
+    ApiKeyOption,
+    JsonOption,
+    ServerOption,
+    _show,
+    app,
+    documents_app,
+    jobs_app,
+)
+from app.errors import StoreLocked
+from app.settings import get_settings
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="free text, as POST /search takes it")],
+    scope: Annotated[str, typer.Option(help="content | metadata | both")] = "content",
+    filters: Annotated[list[str] | None, typer.Option(
+        "--filter", "-f", metavar="KEY=VALUE",
+        help="an exact filter, repeatable: kind=pdf, custom.year=2024 (JSON values: numbers, "
+             "true/false, [lists]); a key given twice matches either value")] = None,
+    alpha: Annotated[float | None, typer.Option(
+        min=0.0, max=1.0, help="dense weight: 0 keywords only, 1 meaning only "
+                               "(default HYBRID_ALPHA, 0.5)")] = None,
+    rerank: Annotated[bool, typer.Option(help="rerank with the cross-encoder")] = False,
+    explain: Annotated[bool, typer.Option(
+        help="show each chunk's lane ranks and scores, and what each floor removed")] = False,
+    limit: Annotated[int, typer.Option(min=1, max=200, help="versions per page")] = 10,
+    offset: Annotated[int, typer.Option(min=0, max=199, help="versions to skip")] = 0,
+    versions: Annotated[str, typer.Option(
+        help="current (each document's current version) or all (superseded ones too)")]
+    = "current",
+    as_of: Annotated[str | None, typer.Option(
+        help="search the versions current at this RFC 3339 instant, e.g. 2026-03-31T00:00:00Z")]
+    = None,
+    why: Annotated[list[str] | None, typer.Option(
+        "--why", metavar="DOCUMENT_ID",
+        help="say why this document was or was not found (repeatable, up to 10)")] = None,
+    facets: Annotated[list[str] | None, typer.Option(
+        "--facet", metavar="KEY",
+        help="count the ranked versions' values of KEY: kind, source, custom.project, "
+             "entities.organizations (repeatable, up to 10)")] = None,
+    as_json: JsonOption = False,
+    api_key: ApiKeyOption = None,
+    server: ServerOption = None,
+) -> None:
+    """Search like POST /search: one block per document version, its cited chunks beneath."""
+    from app.cli_search import (
+        parse_filter_options,
+        print_answer,
+        search_in_process,
+        search_via_server,
+    )
+
+    settings = get_settings()
+
+    def fetch() -> dict:
+        body = {"query": query, "scope": scope, "filters": parse_filter_options(filters or []),
+                "rerank": rerank, "explain": explain, "limit": limit, "offset": offset,
+                "versions": versions, "diagnose": why or [],
+                **({"facets": facets} if facets else {}),
+                **({"alpha": alpha} if alpha is not None else {}),
+                **({"as_of": as_of} if as_of else {})}
+        if server:
+            return search_via_server(settings, body, api_key, server)
+        try:
+            return search_in_process(settings, body, api_key)
+        except StoreLocked:
+            return search_via_server(settings, body, api_key, settings.server_url)
+
+    _show(fetch, lambda out, answer: print_answer(out, answer, explain=explain), as_json)
+
+
+@documents_app.command("list")
+def documents_list(
+    kind: Annotated[list[str] | None, typer.Option(help="a kind (pdf, docx, xlsx, csv, "
+                                                        "pptx, …); repeatable")] = None,
+    source: Annotated[list[str] | None, typer.Option(help="a source label; repeatable")]
+    = None,
+    state: Annotated[list[str] | None, typer.Option(
+        help="the latest version's state: queued, indexing, published, failed; repeatable")]
+    = None,
+    sort: Annotated[str, typer.Option(help="created_at | updated_at | document_id")]
+    = "created_at",
+    desc: Annotated[bool, typer.Option("--desc", help="newest (or last) first")] = False,
+    limit: Annotated[int, typer.Option(min=1, max=200, help="documents per page")] = 50,
+    offset: Annotated[int, typer.Option(min=0, help="documents to skip")] = 0,
+    as_json: JsonOption = False,
+    api_key: ApiKeyOption = None,
+    server: ServerOption = None,
+) -> None:
+    """List documents like GET /documents: name, title, state, and why the latest failed."""
+    from app.api.schemas import DocumentKind, VersionState
+    from app.cli_documents import list_documents, print_documents
+    from app.registry.documents import SORT_COLUMNS
+
+    for option, values, allowed in (("--kind", kind, [k.value for k in DocumentKind]),
+                                    ("--state", state, [s.value for s in VersionState]),
+                                    ("--sort", [sort], list(SORT_COLUMNS))):
+        if bad := [v for v in values or [] if v not in allowed]:
+            raise typer.BadParameter(f"{', '.join(bad)}: use {', '.join(allowed)}",
+                                     param_hint=option)
+    params = {"kind": kind or [], "source": source or [], "state": state or [], "sort": sort,
+              "order": "desc" if desc else "asc", "offset": offset, "limit": limit}
+    _show(lambda: list_documents(get_settings(), api_key, server, params), print_documents,
+          as_json)
+
+
+@documents_app.command("show")
+def documents_show(
+    document_id: Annotated[str, typer.Argument(help="the document's id")],
+    as_json: JsonOption = False,
+    api_key: ApiKeyOption = None,
+    server: ServerOption = None,
+) -> None:
+    """A document and every version of it, like GET /documents/{id}."""
+    from app.cli_documents import print_document, show_document
+
+    _show(lambda: show_document(get_settings(), api_key, server, document_id), print_document,
+          as_json)
+
+
+@jobs_app.command("show")
+def jobs_show(
+    job_id: Annotated[str, typer.Argument(help="the job id an upload answered with")],
+    as_json: JsonOption = False,
+    api_key: ApiKeyOption = None,
+    server: ServerOption = None,
+) -> None:
+    """An ingestion job, like GET /jobs/{id}: state, attempts, progress, error."""
+    from app.cli_documents import print_job, show_job
+
+    _show(lambda: show_job(get_settings(), api_key, server, job_id), print_job, as_json)
+
+

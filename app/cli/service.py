@@ -1,0 +1,172 @@
+"""The service's commands: migrate, serve, worker, openapi, reindex."""
+
+from __future__ import annotations
+
+import json
+import logging
+import signal
+import threading
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from app.cli import common
+from app.cli.common import (
+    _fail,
+    _fail_with,
+    _logging,
+    app,
+)
+from app.errors import ServiceError, StoreLocked
+from app.settings import get_settings
+
+
+@app.command()
+def migrate() -> None:
+    """Create or upgrade the registry schema (Alembic) and create the vector collection: run
+    once before api and workers start (docker-compose's `migrate` service), so they never race
+    to do it."""
+    from app.models.manifest import Manifest
+    from app.runtime import open_registry
+    from app.store import open_store
+
+    _logging()
+    settings = get_settings()
+    try:
+        engine, _ = open_registry(settings)
+        engine.dispose()
+        manifest = Manifest.load(settings.models.dir)
+        store = open_store(settings.qdrant, dense_model=manifest.dense.model if manifest.dense
+                           else "none", dense_dim=manifest.dense_dim)
+        store.close()
+    except ServiceError as exc:
+        _fail_with(exc)
+    common.console.print("registry schema is up to date; the vector collection is ready")
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="the address to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="the port to listen on")] = 8000,
+) -> None:
+    """Start the API (with the ingestion worker in-process in the embedded default)."""
+    import uvicorn
+
+    from app.main import create_app
+    from app.models.manifest import Manifest
+
+    _logging()
+    settings = get_settings()
+    try:  # the models are there: say so in one line before uvicorn's start-up traceback would
+        Manifest.load(settings.models.dir)
+    except ServiceError as exc:
+        _fail(exc.message)
+    if settings.qdrant.url is None:  # say what to do before uvicorn's start-up traceback would
+        from app.store.edge import check_collection_file
+
+        try:
+            check_collection_file(settings.qdrant.path)
+        except ServiceError as exc:
+            _fail(exc.message)
+    # log_config None: uvicorn keeps the logging configured above (one format, request ids)
+    uvicorn.run(create_app(settings), host=host, port=port, log_config=None,
+                access_log=False)
+
+
+@app.command()
+def worker(
+    metrics_port: Annotated[int | None, typer.Option(
+        min=1, max=65535, help="serve this worker's Prometheus metrics on this port (behind "
+                               "EVIDENCE_METRICS_TOKEN, as the API's /metrics)")] = None,
+) -> None:
+    """Run an ingestion worker until SIGTERM/SIGINT (PostgreSQL + Qdrant server deployments)."""
+    from app.runtime import build_runtime
+    from ingest.service import build_worker
+
+    _logging()
+    settings = get_settings()
+    if metrics_port:  # counters of this process; the queue: the API's
+        from app.metrics import serve_worker_metrics
+
+        if settings.metrics_token is None:
+            _fail("--metrics-port needs EVIDENCE_METRICS_TOKEN: the metrics show every "
+                  "client's activity, so they are served to the operator only")
+        serve_worker_metrics(metrics_port, settings.metrics_token.get_secret_value())
+    try:
+        runtime = build_runtime(settings)
+    except StoreLocked as exc:
+        _fail(exc.message + ". A separate worker needs a Qdrant server (EVIDENCE_QDRANT__URL).")
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    running = build_worker(runtime)
+    try:
+        running.run_forever(stop)
+    finally:
+        running.close()
+        runtime.close()
+
+
+
+
+
+@app.command()
+def openapi(out: Annotated[Path, typer.Option(help="where to write the spec")] = Path(
+        "openapi.json")) -> None:
+    """Write the API's OpenAPI spec (the checked-in openapi.json; a test fails when it drifts)."""
+    out.write_text(spec_text() + "\n")
+    common.console.print(f"wrote {out}")
+
+
+def spec_text() -> str:
+    """The served spec, as the checked-in file holds it (sorted keys, two-space indent)."""
+    from app.main import create_app
+    from app.settings import Settings
+
+    return json.dumps(create_app(Settings()).openapi(), indent=2, sort_keys=True,
+                      ensure_ascii=False)
+
+
+@app.command()
+def reindex() -> None:
+    """Rebuild the vector collection from the files the registry keeps (after an upgrade that
+    changes how chunks are stored; the error that sends you here says so).
+
+    Embedded: the old engine folder is renamed aside (delete it once satisfied), a new one is
+    built, every current version is queued again and ingested here. A Qdrant server: point
+    EVIDENCE_QDRANT__COLLECTION at a new collection first; the old one is left untouched.
+    """
+    from app.registry import bm25_stats, jobs
+    from app.registry.database import transaction
+    from app.runtime import build_runtime
+    from app.store.edge import set_aside
+    from ingest.service import build_worker
+
+    _logging()
+    # a line per version would bury the summary: the worker speaks here only of what failed
+    logging.getLogger("ingest").setLevel(max(logging.WARNING, logging.getLogger().level))
+    settings = get_settings()
+    try:
+        if settings.qdrant.url is None:
+            aside = set_aside(settings.qdrant.path)
+            if aside is not None:
+                common.console.print(f"the previous engine folder is kept at {aside}")
+        runtime = build_runtime(settings)
+    except ServiceError as exc:
+        _fail_with(exc)
+    try:
+        with transaction(runtime.sessions) as s:
+            bm25_stats.clear(s)
+            queued = jobs.requeue_current_versions(s, max_attempts=settings.ingest.max_attempts)
+        common.console.print(f"re-indexing {queued} current versions")
+        rebuilder = build_worker(runtime)
+        done = rebuilder.drain()
+        rebuilder.close()
+    finally:
+        runtime.close()
+    left = queued - done
+    common.console.print("done: every current version is indexed again" if left <= 0 else
+                  f"{done} indexed; {left} wait for a retry, which `evidence serve` will make")
+
+
