@@ -58,6 +58,6 @@ def main() -> None:
         if os.environ.get("EVIDENCE_DEBUG"):
             raise
         common.err.print(f"[red]error:[/red] {type(exc).__name__}: {escape(str(exc))[:500]} "
-                  "(EVIDENCE_DEBUG=1 shows where)")
+                         "(EVIDENCE_DEBUG=1 shows where)")
         raise SystemExit(1) from None
 

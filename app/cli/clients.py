@@ -102,7 +102,7 @@ def clients_discovery(name: str, enable: Annotated[bool, typer.Option(
     with transaction(sessions) as s:
         ready = discovery.readiness(s, client_id=client_id)
     common.console.print(f"{name}: metadata discovery {ready.state} "
-                  f"({ready.indexed}/{ready.total} published versions indexed); the worker "
-                  "(evidence serve or evidence worker) catches up")
+                         f"({ready.indexed}/{ready.total} published versions indexed); the "
+                         "worker (evidence serve or evidence worker) catches up")
 
 

@@ -82,8 +82,8 @@ def ingest(
     except ServiceError as exc:
         _fail_with(exc)
     common.console.print(f"published {summary['published']}, failed {summary['failed']}, "
-                  f"unchanged {summary['unchanged']} of {len(files)} files"
-                  + (f" (skipped {len(skipped)})" if skipped else ""))
+                         f"unchanged {summary['unchanged']} of {len(files)} files"
+                         + (f" (skipped {len(skipped)})" if skipped else ""))
     for line in summary["errors"]:
         common.console.print(f"  [yellow]{escape(line)}[/yellow]")
     if summary["failed"]:

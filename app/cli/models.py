@@ -62,7 +62,8 @@ def models_show(
         return
     manifest = Manifest.load(models_dir)
     common.console.print(f"profile [bold]{manifest.profile}[/bold] in {models_dir} "
-                  f"(dense {manifest.dense_dim} dimensions, {manifest.dense_max_tokens} tokens)")
+                         f"(dense {manifest.dense_dim} dimensions, "
+                         f"{manifest.dense_max_tokens} tokens)")
     _print_models(manifest)
 
 

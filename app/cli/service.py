@@ -167,6 +167,7 @@ def reindex() -> None:
         runtime.close()
     left = queued - done
     common.console.print("done: every current version is indexed again" if left <= 0 else
-                  f"{done} indexed; {left} wait for a retry, which `evidence serve` will make")
+                         f"{done} indexed; {left} wait for a retry, which `evidence serve` "
+                         "will make")
 
 
