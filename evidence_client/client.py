@@ -36,6 +36,14 @@ class Call:
     ok: tuple[int, ...] = (200,)
     retry: bool = False  # safe to repeat: a read
 
+    def request(self) -> dict[str, Any]:
+        """httpx's request arguments."""
+        return {"method": self.method, "url": self.path, "params": self.params,
+                "json": self.json, "data": self.data, "files": self.files}
+
+
+AGAIN = object()  # an attempt's outcome: try once more after the backoff
+
 
 @dataclass
 class _Retry:
@@ -65,6 +73,23 @@ class _Api:
 
     def _run(self, call: Call) -> Any:  # pragma: no cover - overridden
         raise NotImplementedError
+
+    def _outcome(self, call: Call, attempt: int, attempts: int, *,
+                 response: httpx.Response | None = None,
+                 error: httpx.HTTPError | None = None) -> Any:
+        """One attempt judged, the same for the sync and async clients: the answer's body,
+        AGAIN (a read that failed in a way that can pass, attempts left), or an
+        EvidenceError raised."""
+        last = attempt == attempts - 1
+        if error is not None or response is None:
+            if last:
+                raise _transport_error(self.base_url, error) from None  # type: ignore[arg-type]
+            return AGAIN
+        if response.status_code in call.ok:
+            return _body(response)
+        if last or response.status_code not in RETRY_STATUSES:
+            raise EvidenceError.from_response(response)
+        return AGAIN
 
     # documents and jobs -------------------------------------------------------------------
     def upload(self, file: str | Path | bytes | BinaryIO, *, filename: str | None = None,
@@ -164,18 +189,13 @@ class EvidenceClient(_Api):
     def _run(self, call: Call) -> Any:
         attempts = self._retry.attempts if call.retry else 1
         for attempt in range(attempts):
-            last = attempt == attempts - 1
             try:
-                response = self._http.request(call.method, call.path, params=call.params,
-                                              json=call.json, data=call.data, files=call.files)
+                outcome = self._outcome(call, attempt, attempts,
+                                        response=self._http.request(**call.request()))
             except httpx.HTTPError as exc:
-                if last:
-                    raise _transport_error(self.base_url, exc) from None
-            else:
-                if response.status_code in call.ok:
-                    return _body(response)
-                if last or response.status_code not in RETRY_STATUSES:
-                    raise EvidenceError.from_response(response)
+                outcome = self._outcome(call, attempt, attempts, error=exc)
+            if outcome is not AGAIN:
+                return outcome
             time.sleep(self._retry.delay(attempt))
         raise AssertionError("unreachable")
 
@@ -218,19 +238,13 @@ class AsyncEvidenceClient(_Api):
     async def _run(self, call: Call) -> Any:  # type: ignore[override]
         attempts = self._retry.attempts if call.retry else 1
         for attempt in range(attempts):
-            last = attempt == attempts - 1
             try:
-                response = await self._http.request(
-                    call.method, call.path, params=call.params, json=call.json,
-                    data=call.data, files=call.files)
+                outcome = self._outcome(call, attempt, attempts,
+                                        response=await self._http.request(**call.request()))
             except httpx.HTTPError as exc:
-                if last:
-                    raise _transport_error(self.base_url, exc) from None
-            else:
-                if response.status_code in call.ok:
-                    return _body(response)
-                if last or response.status_code not in RETRY_STATUSES:
-                    raise EvidenceError.from_response(response)
+                outcome = self._outcome(call, attempt, attempts, error=exc)
+            if outcome is not AGAIN:
+                return outcome
             await asyncio.sleep(self._retry.delay(attempt))
         raise AssertionError("unreachable")
 
