@@ -41,6 +41,9 @@ class QdrantSettings(_Group):
     url: str | None = None
     api_key: SecretStr | None = None
     collection: str = "evidence_chunks"
+    # Points whose document, version and chunk index the lanes read from memory instead of
+    # the engine's payload copy (app/store/identity.py); 0: always from the engine
+    identity_cache: int = Field(200_000, ge=0, le=10_000_000)
 
 
 class ModelSettings(_Group):

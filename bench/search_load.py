@@ -2,6 +2,11 @@
 one `evidence serve` (real models, embedded engine), same run.
 
     python -m bench.search_load [--docs 300] [--clients 50] [--seconds 60]
+    python -m bench.search_load --data-dir /tmp/load-data --py-spy /tmp/load.txt  # profile
+
+``--data-dir`` keeps the ingested folder for the next run (filled once); ``--py-spy`` records
+the server's threads during the many-client phase (py-spy's raw format, for flame graphs or
+grep; py-spy is not a dependency: ``pip install py-spy``).
 
 Also measures the ceiling: the server's CPU time per search with one client (from
 /proc/<pid>/stat), so cores / CPU-per-search is the most searches per second the machine
@@ -14,6 +19,7 @@ import argparse
 import asyncio
 import os
 import statistics
+import subprocess
 import time
 from pathlib import Path
 
@@ -69,14 +75,29 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--env", action="append", default=[],
                         help="NAME=VALUE for the server (repeatable), to compare settings")
+    parser.add_argument("--data-dir", type=Path, default=None,
+                        help="a folder to keep the ingested documents in, filled once")
+    parser.add_argument("--py-spy", type=Path, default=None,
+                        help="record the server under many clients into this file")
+    parser.add_argument("--gil", action="store_true",
+                        help="with --py-spy: only the thread holding the GIL (what serialises)")
     args = parser.parse_args()
     env = dict(e.split("=", 1) for e in args.env)
     corpus, queries = scifact(args.docs)
-    with serve(env) as served:
-        served.wait_for_jobs(upload_all(served, corpus))
+    filled = args.data_dir is not None and (args.data_dir / "initial-api-key.txt").exists()
+    with serve(env, data_dir=args.data_dir) as served:
+        if not filled:
+            served.wait_for_jobs(upload_all(served, corpus))
         asyncio.run(load(served, queries, 1, 5))  # warm
         alone = asyncio.run(load(served, queries, 1, args.seconds))
+        spy = None if args.py_spy is None else subprocess.Popen(
+            ["py-spy", "record", "--pid", str(served.process.pid), "--format", "raw",
+             "--threads", "--nonblocking", "-o", str(args.py_spy),
+             "--duration", str(int(args.seconds)), *(["--gil"] if args.gil else [])],
+            stdout=subprocess.DEVNULL)
         many = asyncio.run(load(served, queries, args.clients, args.seconds))
+        if spy is not None:
+            spy.wait()
     cores = os.cpu_count() or 1
     print(f"machine: {machine()}; {args.docs} abstracts; server env {env or 'defaults'}")
     for r in (alone, many):

@@ -61,8 +61,12 @@ class Served:
 
 
 @contextmanager
-def serve(env: dict[str, str] | None = None, port: int = 8765) -> Iterator[Served]:
-    data = Path(tempfile.mkdtemp(prefix="bench-serve-"))
+def serve(env: dict[str, str] | None = None, port: int = 8765,
+          data_dir: Path | None = None) -> Iterator[Served]:
+    """``data_dir``: reuse a folder an earlier run filled (to profile or compare settings
+    without ingesting again); by default a new temporary one."""
+    data = data_dir or Path(tempfile.mkdtemp(prefix="bench-serve-"))
+    data.mkdir(parents=True, exist_ok=True)
     full_env = {**os.environ, "EVIDENCE_DATA_DIR": str(data),
                 "EVIDENCE_DATABASE__URL": f"sqlite:///{data}/evidence.db",
                 "EVIDENCE_QDRANT__PATH": str(data / "qdrant"),

@@ -12,6 +12,7 @@ import json
 import logging
 import threading
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,7 @@ from app.store.base import (
     filter_plan,
     stored_point,
 )
+from app.store.identity import DEFAULT_IDENTITY_CAPACITY, IdentityCache, identity_only
 
 log = logging.getLogger(__name__)
 NEVER_INDEX_KB = 10**9
@@ -76,8 +78,10 @@ class EdgeStore:
     # The folder lock admits one process: its worker is the only one there is.
     exclusive = True
 
-    def __init__(self, path: Path, *, dense_model: str, dense_dim: int) -> None:
+    def __init__(self, path: Path, *, dense_model: str, dense_dim: int,
+                 identity_capacity: int = DEFAULT_IDENTITY_CAPACITY) -> None:
         self.dense_model, self.dense_dim = dense_model, dense_dim
+        self.identity = IdentityCache(identity_capacity)
         self._root = Path(path)
         self._root.mkdir(parents=True, exist_ok=True)
         recorded = check_collection_file(self._root)
@@ -184,6 +188,7 @@ class EdgeStore:
                 vectors[DENSE] = p.dense
             edge_points.append(qe.Point(p.id, vectors, p.payload))
         self._update(qe.UpdateOperation.upsert_points(edge_points), "write of chunks")
+        self.identity.remember([(uuid.UUID(p.id), p.id, p.payload) for p in points])
 
     def set_searchable(self, *, client_id: str, document_id: str, version_id: str,
                        searchable: bool, timeline: dict[str, float] | None = None) -> None:
@@ -202,20 +207,27 @@ class EdgeStore:
 
     def query_dense(self, vector: list[float], flt: ChunkFilter, limit: int,
                     fields: Sequence[str] | None = None) -> list[StoredHit]:
-        request = qe.QueryRequest(
-            limit=limit, query=qe.Query.Nearest(vector, using=DENSE), filter=_filter(flt),
-            with_payload=list(fields) if fields else True)
-        return _hits(self._read(lambda shard: shard.query(request)))
+        return self._query(qe.Query.Nearest(vector, using=DENSE), flt, limit, fields)
 
     def query_sparse(self, vector: SparseVec, flt: ChunkFilter, limit: int,
                      fields: Sequence[str] | None = None) -> list[StoredHit]:
         if not vector.indices:
             return []
-        request = qe.QueryRequest(
-            limit=limit, query=qe.Query.Nearest(qe.SparseVector(vector.indices, vector.values),
-                                                using=SPARSE),
-            filter=_filter(flt), with_payload=list(fields) if fields else True)
-        return _hits(self._read(lambda shard: shard.query(request)))
+        return self._query(qe.Query.Nearest(qe.SparseVector(vector.indices, vector.values),
+                                            using=SPARSE), flt, limit, fields)
+
+    def _query(self, query: Any, flt: ChunkFilter, limit: int,
+               fields: Sequence[str] | None) -> list[StoredHit]:
+        """Identity fields alone: ids and scores from the engine, the rest from the identity
+        cache (app/store/identity.py); anything else with the payload fields asked for."""
+        cached = identity_only(fields)
+        request = qe.QueryRequest(limit=limit, query=query, filter=_filter(flt),
+                                  with_payload=False if cached else
+                                  list(fields) if fields else True)
+        points = self._read(lambda shard: shard.query(request))
+        if cached:
+            return self.identity.hits([(p.id, p.score) for p in points], self.retrieve)
+        return _hits(points)
 
     def retrieve(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         if not ids:

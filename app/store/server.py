@@ -31,6 +31,7 @@ from app.store.base import (
     filter_plan,
     stored_point,
 )
+from app.store.identity import DEFAULT_IDENTITY_CAPACITY, IdentityCache, identity_only
 
 
 def _op(op: FilterOp) -> models.FieldCondition:
@@ -67,8 +68,9 @@ class ServerStore:
     exclusive = False
 
     def __init__(self, *, url: str, api_key: str | None, collection: str, dense_model: str,
-                 dense_dim: int) -> None:
+                 dense_dim: int, identity_capacity: int = DEFAULT_IDENTITY_CAPACITY) -> None:
         self.dense_model, self.dense_dim, self._name = dense_model, dense_dim, collection
+        self.identity = IdentityCache(identity_capacity)
         if url == ":memory:":
             self._client = QdrantClient(location=":memory:")
         elif url.startswith("path:"):
@@ -101,6 +103,7 @@ class ServerStore:
             id=p.id, payload=p.payload,
             vector={SPARSE: models.SparseVector(indices=p.sparse.indices, values=p.sparse.values),
                     **({DENSE: p.dense} if p.dense is not None else {})}) for p in points])
+        self.identity.remember([(p.id, p.id, p.payload) for p in points])
 
     def set_searchable(self, *, client_id: str, document_id: str, version_id: str,
                        searchable: bool, timeline: dict[str, float] | None = None) -> None:
@@ -120,18 +123,25 @@ class ServerStore:
 
     def query_dense(self, vector: list[float], flt: ChunkFilter, limit: int,
                     fields: Sequence[str] | None = None) -> list[StoredHit]:
-        return _hits(self._client.query_points(
-            self._name, query=vector, using=DENSE, query_filter=_filter(flt), limit=limit,
-            with_payload=list(fields) if fields else True).points)
+        return self._query(vector, DENSE, flt, limit, fields)
 
     def query_sparse(self, vector: SparseVec, flt: ChunkFilter, limit: int,
                      fields: Sequence[str] | None = None) -> list[StoredHit]:
         if not vector.indices:
             return []
-        return _hits(self._client.query_points(
-            self._name, query=models.SparseVector(indices=vector.indices, values=vector.values),
-            using=SPARSE, query_filter=_filter(flt), limit=limit,
-            with_payload=list(fields) if fields else True).points)
+        return self._query(models.SparseVector(indices=vector.indices, values=vector.values),
+                           SPARSE, flt, limit, fields)
+
+    def _query(self, query: Any, using: str, flt: ChunkFilter, limit: int,
+               fields: Sequence[str] | None) -> list[StoredHit]:
+        """As the embedded adapter: identity fields from the cache (app/store/identity.py)."""
+        cached = identity_only(fields)
+        points = self._client.query_points(
+            self._name, query=query, using=using, query_filter=_filter(flt), limit=limit,
+            with_payload=False if cached else list(fields) if fields else True).points
+        if cached:
+            return self.identity.hits([(str(p.id), p.score) for p in points], self.retrieve)
+        return _hits(points)
 
     def retrieve(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         if not ids:

@@ -134,7 +134,9 @@ def test_a_second_open_of_the_embedded_engine_reports_store_locked(tmp_path: Pat
 def test_lanes_can_fetch_only_some_fields_and_retrieve_the_rest(store) -> None:
     hits = store.query_sparse(FakeSparse().embed_query("budget"), ChunkFilter("c1"), 10,
                               fields=("document_id", "chunk_index"))
-    assert hits and all(set(h.payload) == {"document_id", "chunk_index"} for h in hits)
+    # identity fields come whole (from the identity cache: app/store/identity.py)
+    assert hits and all(set(h.payload) <= {"document_id", "version_id", "chunk_index"}
+                        and {"document_id", "chunk_index"} <= set(h.payload) for h in hits)
     full = store.retrieve([h.id for h in hits])
     assert {full[h.id]["text"] for h in hits} == {"budget report for apollo", "budget overrun"}
     assert store.retrieve([]) == {}
@@ -240,3 +242,43 @@ def test_every_key_a_client_may_store_can_be_filtered_on_both_engines(store) -> 
         found = store.scroll(ChunkFilter("c4", metadata=(  # type: ignore[arg-type]
             ((f"meta.custom.{key}.inner-ü", ("yes",)),),)))
         assert [h.payload["document_id"] for h in found] == [key]
+
+
+@pytest.mark.parametrize("kind", ["edge", "qdrant-client"])
+@pytest.mark.parametrize("capacity", [0, 1, 200_000])
+def test_identity_hits_agree_with_the_engines_payload_cold_warm_and_bounded(
+        kind: str, capacity: int, tmp_path: Path) -> None:
+    """Identity fields from the cache (app/store/identity.py) are exactly the payload the
+    engine holds: after this process's writes (warm), after a restart (cold: fetched once,
+    then known), with a cache of one entry (evicting) and with none (capacity 0)."""
+    settings = _settings(kind, tmp_path).model_copy(update={"identity_cache": capacity})
+    s = open_store(settings, dense_model="fake", dense_dim=384)
+    sparse = FakeSparse()
+    texts = ["budget report", "budget overrun", "budget meeting notes"]
+    s.upsert([ChunkPoint(id=point_id("c1", "d", "v3", i), dense=None,
+                         sparse=sparse.embed_documents([t])[0],
+                         payload={"client_id": "c1", "document_id": "d", "version_id": "v3",
+                                  "chunk_index": i, "text": t, "visibility": SEARCHABLE})
+              for i, t in enumerate(texts)])
+    query = sparse.embed_query("budget")
+    fields = ("document_id", "version_id", "chunk_index")
+    warm = s.query_sparse(query, ChunkFilter("c1"), 10, fields=fields)
+    engine = s.query_sparse(query, ChunkFilter("c1"), 10, fields=(*fields, "text"))
+    assert [(h.id, h.score) for h in warm] == [(h.id, h.score) for h in engine]
+    assert [h.payload for h in warm] == [
+        {k: h.payload[k] for k in fields} for h in engine]
+    assert s.identity.misses == (0 if capacity >= 3 else 3 if capacity == 0 else 2)
+    s.close()
+    cold = open_store(settings, dense_model="fake", dense_dim=384)
+    again = [cold.query_sparse(query, ChunkFilter("c1"), 10, fields=fields) for _ in range(2)]
+    # (ties may come in another order from a reopened engine: compared as sets)
+    assert [sorted((h.id, h.score, h.payload["chunk_index"]) for h in hits)
+            for hits in again] == [sorted((h.id, h.score, h.payload["chunk_index"])
+                                          for h in warm)] * 2
+    index_of = {point_id("c1", "d", "v3", i): i for i in range(len(texts))}
+    assert all(h.payload == {"document_id": "d", "version_id": "v3",
+                             "chunk_index": index_of[h.id]} for h in again[0])
+    # fetched once while they fit; with room for one, the second query misses the other two
+    assert cold.identity.misses == {0: 6, 1: 5, 200_000: 3}[capacity]
+    assert len(cold.identity) == min(capacity, 3)
+    cold.close()
