@@ -32,7 +32,7 @@ def _registry(settings: Settings, api_key: str | None) -> Iterator[tuple[Session
     engine, sessions = open_registry(settings)
     try:
         with transaction(sessions) as session:
-            yield session, reg.client_for_key(session, secret=key).id
+            yield session, reg.caller_for_key(session, secret=key).id
     finally:
         engine.dispose()
 

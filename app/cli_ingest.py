@@ -37,8 +37,8 @@ def ingest_in_process(settings: Settings, files: list[Path], root: Path, source:
         summary = _summary()
         job_ids: dict[str, str] = {}
         with transaction(runtime.sessions) as s:
-            client = reg.client_for_key(s, secret=key)
-            reg.require_active_authority(s, client_id=client.id)
+            client = reg.caller_for_key(s, secret=key)
+            reg.require_active(client.authority)
         for path in files:
             try:
                 with transaction(runtime.sessions) as s:

@@ -82,8 +82,8 @@ def search_in_process(settings: Settings, body: dict[str, Any], api_key: str | N
     runtime = build_runtime(settings, models=models, store=store)
     try:
         with transaction(runtime.sessions) as s:
-            client = reg.client_for_key(s, secret=key)
-            reg.require_active_authority(s, client_id=client.id)
+            client = reg.caller_for_key(s, secret=key)
+            reg.require_active(client.authority)
             service = SearchService(SearchEngine(runtime.store, runtime.models,
                                                  settings.search), settings.search.hybrid_alpha)
             answer = service.answer(s, client_id=client.id, query=search_query(request))

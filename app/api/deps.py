@@ -13,12 +13,16 @@ from sqlalchemy.orm import Session
 from app.errors import BadRequest, Unauthorized
 from app.registry import clients as clients_registry
 from app.registry import documents as docs_registry
-from app.registry.tables import Client, Document
+from app.registry.clients import Caller
+from app.registry.tables import Document
 from app.runtime import Runtime
 from app.search.service import SearchService
 
+# Dependencies that do no I/O are async: FastAPI runs every sync one in a worker thread, a
+# hop (and a turn for the interpreter's lock) per dependency per request (issue 25).
 
-def get_runtime(request: Request) -> Runtime:
+
+async def get_runtime(request: Request) -> Runtime:
     return request.app.state.runtime
 
 
@@ -42,33 +46,32 @@ BEARER = HTTPBearer(auto_error=False, description="Authorization: Bearer <API ke
 API_KEY_HEADER = APIKeyHeader(name="X-API-Key", auto_error=False, description="The API key")
 
 
-def get_client(request: Request, session: SessionDep,
-               _bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)] = None,
-               _api_key: Annotated[str | None, Depends(API_KEY_HEADER)] = None) -> Client:
+async def get_client(request: Request,
+                     _bearer: Annotated[HTTPAuthorizationCredentials | None,
+                                        Depends(BEARER)] = None,
+                     _api_key: Annotated[str | None, Depends(API_KEY_HEADER)] = None) -> Caller:
     """The client the API key names (``Authorization: Bearer`` or ``X-API-Key``); 401 if none.
 
-    The gate (app/api/guard.py) checked the key before the body was read and left the client
-    id in the request state; the schemes are declared so the OpenAPI spec shows them."""
-    client_id = getattr(request.state, "client_id", None)
-    if client_id is None:
+    The gate (app/api/guard.py) resolved the key, with the client's name and publication
+    authority, in one query before the body was read, and left it in the request state; the
+    schemes are declared so the OpenAPI spec shows them."""
+    caller = getattr(request.state, "caller", None)
+    if caller is None:
         raise Unauthorized("an API key is required: send 'Authorization: Bearer <key>' "
                            "or 'X-API-Key: <key>'", code="API_KEY_MISSING")
-    client = session.get(Client, client_id)
-    if client is None:
-        raise Unauthorized("the API key's client no longer exists", code="API_KEY_INVALID")
-    return client
+    return caller
 
 
-ClientDep = Annotated[Client, Depends(get_client)]
+ClientDep = Annotated[Caller, Depends(get_client)]
 
 
-def get_publishing_client(session: SessionDep, client: ClientDep) -> Client:
+async def get_publishing_client(client: ClientDep) -> Caller:
     """A client that holds an active publication authority; 403 otherwise."""
-    clients_registry.require_active_authority(session, client_id=client.id)
+    clients_registry.require_active(client.authority)
     return client
 
 
-PublishingClientDep = Annotated[Client, Depends(get_publishing_client)]
+PublishingClientDep = Annotated[Caller, Depends(get_publishing_client)]
 
 
 def get_document(document_id: str, session: SessionDep, client: ClientDep) -> Document:
@@ -78,14 +81,14 @@ def get_document(document_id: str, session: SessionDep, client: ClientDep) -> Do
 DocumentDep = Annotated[Document, Depends(get_document)]
 
 
-def get_search_service(request: Request) -> SearchService:
+async def get_search_service(request: Request) -> SearchService:
     return request.app.state.search_service
 
 
 SearchServiceDep = Annotated[SearchService, Depends(get_search_service)]
 
 
-def reject_unknown_query_params(request: Request) -> None:
+async def reject_unknown_query_params(request: Request) -> None:
     """422 for a query parameter the operation does not take: ``GET /documents?knd=pdf`` must
     not quietly list everything. (Applied to the API routers, not to /docs' OAuth redirect.)"""
     route = request.scope.get("route")

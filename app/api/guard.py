@@ -129,20 +129,20 @@ class Gate:
 
     @staticmethod
     async def _authenticate(scope: Scope, headers: dict[str, str]) -> ServiceError | None:
-        """Resolve the API key to a client id (kept in the request state for the routes)."""
+        """Resolve the API key to its caller (kept in the request state for the routes)."""
         secret = headers.get("x-api-key")
         authorization = headers.get("authorization", "")
         if authorization.lower().startswith("bearer "):
             secret = authorization[7:].strip()
         runtime = scope["app"].state.runtime
 
-        def lookup() -> str:
+        def lookup() -> clients_registry.Caller:
             with transaction(runtime.sessions) as session:
-                return clients_registry.client_for_key(session, secret=secret).id
+                return clients_registry.caller_for_key(session, secret=secret)
 
         try:
-            client_id = await anyio.to_thread.run_sync(lookup)
+            caller = await anyio.to_thread.run_sync(lookup)
         except ServiceError as exc:
             return exc
-        scope.setdefault("state", {})["client_id"] = client_id
+        scope.setdefault("state", {})["caller"] = caller
         return None

@@ -25,7 +25,7 @@ def svc(tmp_path: Path, db_url: str) -> Service:
 
 def _client_id(svc: Service, key: str | None = None) -> str:
     with transaction(svc.runtime.sessions) as s:
-        return reg.client_for_key(s, secret=key or svc.key).id
+        return reg.caller_for_key(s, secret=key or svc.key).id
 
 
 def test_upload_is_accepted_then_published(svc: Service) -> None:

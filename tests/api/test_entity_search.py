@@ -45,7 +45,7 @@ def test_stored_chunks_carry_their_entities_in_one_form(svc: Service, tmp_path: 
     from app.store import ChunkFilter
 
     with transaction(svc.runtime.sessions) as s:
-        client_id = reg.client_for_key(s, secret=svc.key).id
+        client_id = reg.caller_for_key(s, secret=svc.key).id
     [wire] = svc.runtime.store.scroll(ChunkFilter(client_id, document_ids=("wire",)))
     assert {"money:USD:10000.00", "date:2024-01-15", "id:acct998877",
             "id:txn2024001"} <= set(wire.payload["entity_keys"])

@@ -167,7 +167,7 @@ def test_auth_401_and_403(svc: Service) -> None:
     r = svc.http.post("/search", json={"query": "x"})
     assert r.status_code == 401 and r.json()["error"]["code"] == "API_KEY_MISSING"
     with transaction(svc.runtime.sessions) as s:
-        client = reg.client_for_key(s, secret=svc.key)
+        client = reg.caller_for_key(s, secret=svc.key)
         reg.set_authority(s, client_id=client.id, status="revoked")
     r = svc.search(query="budget")
     assert r.status_code == 403

@@ -87,7 +87,7 @@ def test_entities_are_stored_with_each_chunk(svc: Service) -> None:
     from app.store import ChunkFilter
 
     with transaction(svc.runtime.sessions) as s:
-        client_id = reg.client_for_key(s, secret=svc.key).id
+        client_id = reg.caller_for_key(s, secret=svc.key).id
     [hit] = svc.runtime.store.scroll(ChunkFilter(client_id, document_ids=("po-2231",)))
     entities = hit.payload["entities"]
     assert entities["account_numbers"] == ["ACCT-998877"]

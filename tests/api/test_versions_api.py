@@ -125,7 +125,7 @@ def _client(svc: Service) -> str:
     from app.registry.database import transaction
 
     with transaction(svc.runtime.sessions) as s:
-        return reg.client_for_key(s, secret=svc.key).id
+        return reg.caller_for_key(s, secret=svc.key).id
 
 
 def test_a_publish_stopped_between_its_two_engine_calls_never_shows_two_versions(

@@ -1,13 +1,19 @@
-"""POST /search: authorise → the search service → the contract's Evidence Result."""
+"""POST /search: authorise → the search service → the contract's Evidence Result.
+
+The hot path, so it runs in one worker thread: its dependencies do no I/O (app/api/deps.py),
+it reads the registry in a session of its own (searches write nothing), and it returns the
+Evidence Result already encoded, so FastAPI neither validates it again in another thread
+nor encodes it on the event loop (issue 25). The response model still documents it.
+"""
 
 from __future__ import annotations
 
 import logging
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
 
 from app import metrics
-from app.api.deps import PublishingClientDep, SearchServiceDep, SessionDep
+from app.api.deps import PublishingClientDep, RuntimeDep, SearchServiceDep
 from app.api.presenter import evidence_result, search_query
 from app.api.schemas import EvidenceResult, SearchRequest, error_responses
 
@@ -17,13 +23,15 @@ log = logging.getLogger(__name__)
 
 @router.post("/search", response_model=EvidenceResult,
              responses=error_responses(400, 401, 403, 409, 413, 422, 500, 503))
-def search(body: SearchRequest, session: SessionDep, client: PublishingClientDep,
-           service: SearchServiceDep) -> EvidenceResult:
+def search(body: SearchRequest, runtime: RuntimeDep, client: PublishingClientDep,
+           service: SearchServiceDep) -> Response:
     """Search the caller's published, current Document Versions; one row per version."""
-    answer = service.answer(session, client_id=client.id, query=search_query(body))
+    with runtime.sessions() as session:
+        answer = service.answer(session, client_id=client.id, query=search_query(body))
     metrics.observe_search(answer.scope, answer.fusion, answer.timings, answer.degradations)
     log.info("search", extra={"fields": {
         "client_id": client.id, "scope": answer.scope, "alpha": answer.alpha,
         "fusion": answer.fusion, "results": len(answer.rows), "total": answer.total,
         "ms": answer.timings.get("total")}})  # never the query text or evidence
-    return evidence_result(answer, explain=body.explain)
+    return Response(evidence_result(answer, explain=body.explain).model_dump_json(by_alias=True),
+                    media_type="application/json")
