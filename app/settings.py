@@ -99,6 +99,10 @@ class SearchSettings(_Group):
     # holding it exactly; app/search/lanes.py entity_lane). 0: off. Chosen on the judged entity
     # queries of tests/search/entity_queries.py (docs/BENCHMARKS.md).
     entity_weight: float = Field(1.0, ge=0.0, le=10.0)
+    # Searches served at once (their worker threads); unset: one per core. More only queue
+    # on the interpreter's lock, which the engine holds too: at 50 clients on 2 cores, 63
+    # req/s in FastAPI's 40 shared threads against 82 in 2 or 4 (docs/BENCHMARKS.md).
+    threads: int | None = Field(None, ge=1, le=64)
 
 
 class IngestSettings(_Group):
