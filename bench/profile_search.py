@@ -1,14 +1,12 @@
-"""Where one search's CPU goes (issue 25): POST /search through the whole app in this process
-(FastAPI, the search service, the presenter, the response model), over an index `evidence
-eval` built, profiled with cProfile; prints CPU ms per search and the top functions by their
-own time. Commit the command, not the profile.
+"""Where one search's CPU goes (issue 25), in this process: the search service, the presenter
+and the encoded Evidence Result, over the synthetic index bench/query_latency.py builds (real
+SciFact vectors, every version registered), profiled with cProfile; prints CPU ms per search
+and the top functions by their own time. Commit the command, not the profile.
 
-    evidence eval ../shared/data/scifact --alphas 0.5 --work-dir /tmp/scifact_idx   # once
-    python -m bench.profile_search --work-dir /tmp/scifact_idx --queries 150
-    py-spy record --format raw -o /tmp/search.txt -- \
-        python -m bench.profile_search --work-dir /tmp/scifact_idx --no-cprofile
-(cProfile sees only the calling thread; the app runs in TestClient's thread, so py-spy, which
-samples every thread, is the one to read.)
+    python -m bench.profile_search --size 10000 --queries 100 [--sort cumulative]
+
+The HTTP side (the door, FastAPI, uvicorn) and the threads under many clients are profiled
+over a real server: ``python -m bench.search_load --py-spy FILE [--gil]``.
 """
 
 from __future__ import annotations
@@ -17,60 +15,63 @@ import argparse
 import cProfile
 import io
 import pstats
+import tempfile
 import time
 from pathlib import Path
 
-from bench.common import SCIFACT, machine
+from bench.common import SyntheticCorpus, machine, upsert_all
+from bench.query_latency import register_bm25, register_versions
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--work-dir", type=Path, required=True)
-    parser.add_argument("--queries", type=int, default=150)
-    parser.add_argument("--top", type=int, default=25)
-    parser.add_argument("--no-cprofile", action="store_true",
-                        help="only the timed loop (for py-spy, which samples every thread)")
+    parser.add_argument("--size", type=int, default=10000)
+    parser.add_argument("--base", type=int, default=1000)
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--top", type=int, default=30)
+    parser.add_argument("--sort", default="tottime")
+    parser.add_argument("--models", type=Path, default=Path("models"))
     args = parser.parse_args()
-    from fastapi.testclient import TestClient
 
-    from app.main import create_app
-    from app.registry import clients as reg
+    from app.api.presenter import evidence_result
     from app.registry.database import transaction
+    from app.search.pipeline import SearchEngine
+    from app.search.service import SearchQuery, SearchService
     from app.settings import Settings
-    from evaluation import beir
-    from evaluation.runner import eval_settings, open_eval_runtime
+    from evaluation.runner import open_eval_runtime
 
-    settings = eval_settings(Settings(), args.work_dir)
-    runtime, client_id = open_eval_runtime(Settings(), args.work_dir)
-    with transaction(runtime.sessions) as s:
-        key = reg.issue_key(s, client_id=client_id)
-    queries = list(beir.load(SCIFACT).queries.values())[:args.queries]
-    app = create_app(settings, runtime=runtime, start_worker=False)
-    print(machine())
-    with TestClient(app) as http:
-        headers = {"Authorization": f"Bearer {key}"}
-        for q in queries[:20]:  # warm up
-            http.post("/search", json={"query": q}, headers=headers)
+    corpus = SyntheticCorpus(args.models, args.base, args.queries)
+    with tempfile.TemporaryDirectory() as tmp:
+        runtime, client_id = open_eval_runtime(Settings(models={"dir": args.models}),
+                                               Path(tmp), models=corpus.models)
+        register_versions(runtime, client_id, args.size)
+        register_bm25(runtime, client_id, corpus.points(client_id, args.size))
+        upsert_all(runtime.store, corpus.points(client_id, args.size))
+        service = SearchService(SearchEngine(runtime.store, corpus.models,
+                                             runtime.settings.search), 0.5)
+
+        def search_all() -> None:
+            for q in corpus.queries:
+                with transaction(runtime.sessions) as s:
+                    evidence_result(service.answer(s, client_id=client_id, query=SearchQuery(
+                        query=q, alpha=0.5, limit=10)), explain=False).model_dump_json()
+
+        search_all()  # warm
         cpu0, wall0 = time.process_time(), time.perf_counter()
-        for q in queries:
-            assert http.post("/search", json={"query": q}, headers=headers).status_code == 200
+        search_all()
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
-        print(f"{len(queries)} searches: {1000 * cpu / len(queries):.1f} ms CPU and "
-              f"{1000 * wall / len(queries):.1f} ms wall per search (unprofiled)")
-        if args.no_cprofile:
-            for q in queries * 3:
-                http.post("/search", json={"query": q}, headers=headers)
-            runtime.close()
-            return
+        n = len(corpus.queries)
+        print(f"{machine()}; {args.size:,} chunks")
+        print(f"{n} searches: {1000 * cpu / n:.1f} ms CPU and {1000 * wall / n:.1f} ms wall "
+              "per search (unprofiled; the query model's threads included)")
         profile = cProfile.Profile()
         profile.enable()
-        for q in queries:
-            http.post("/search", json={"query": q}, headers=headers)
+        search_all()
         profile.disable()
+        runtime.close()
     out = io.StringIO()
-    pstats.Stats(profile, stream=out).sort_stats("tottime").print_stats(args.top)
-    print(out.getvalue()[:12000])
-    runtime.close()
+    pstats.Stats(profile, stream=out).sort_stats(args.sort).print_stats(args.top)
+    print(out.getvalue()[:14000])
 
 
 if __name__ == "__main__":
