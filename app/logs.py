@@ -49,6 +49,7 @@ class JsonFormatter(logging.Formatter):
             "time": datetime.fromtimestamp(record.created, UTC).isoformat(
                 timespec="milliseconds"),
             "level": record.levelname, "logger": record.name,
+            "pid": record.process,  # which of `evidence serve --workers N`'s processes
             "request_id": getattr(record, "request_id", "-"),
             "message": record.getMessage()}
         line.update(getattr(record, "fields", None) or {})

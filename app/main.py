@@ -40,6 +40,17 @@ def announce_first_key(key: str, path: Path) -> None:
         print(f"\n  API key of client 'default' (shown once): {key}\n", file=sys.stderr)
 
 
+def app_from_environment() -> FastAPI:
+    """The app of one of `evidence serve --workers N`'s processes: settings and logging from
+    the environment, as the command that started them read them."""
+    from app.logs import configure
+    from app.settings import get_settings
+
+    settings = get_settings()
+    configure(settings.log_level, settings.log.format)
+    return create_app(settings)
+
+
 def create_app(settings: Settings, runtime: Runtime | None = None,
                start_worker: bool | None = None) -> FastAPI:
     """The API. Tests pass a prepared ``runtime`` (fakes, temp dirs) and may keep the worker off."""
@@ -57,12 +68,12 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
         stop = threading.Event()
         thread = None
         if start_worker if start_worker is not None else settings.embedded_worker:
-            from ingest.service import build_worker  # the worker entry point
+            from ingest.service import WorkerPool  # the workers' entry point
 
-            worker = build_worker(rt)
-            app.state.wake_worker = worker.wake.set
-            thread = threading.Thread(target=worker.run_forever, args=(stop,),
-                                      name="ingest-worker", daemon=True)
+            pool = WorkerPool(rt)
+            app.state.wake_worker = pool.wake
+            thread = threading.Thread(target=pool.run_forever, args=(stop,),
+                                      name="ingest-workers", daemon=True)
             thread.start()
         try:
             yield
@@ -71,7 +82,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
             if thread is not None:
                 app.state.wake_worker()
                 thread.join(timeout=60)
-                worker.close()
+                pool.close()
             metrics.remove(collector)
             if runtime is None:
                 rt.close()

@@ -54,7 +54,9 @@ class ModelSettings(_Group):
     # 1, 185 at 4, 257 at 16 — padding to a batch's longest text costs more than batching saves
     # (docs/BENCHMARKS.md). fastembed's default of 256 also took ~11 GB.
     embed_batch_size: int = Field(1, ge=1, le=512)
-    # ONNX threads for ingestion's models (unset: all cores).
+    # ONNX threads for each ingestion worker's models (unset: the cores shared among
+    # ingest.workers; with one thread each, two workers' models ran the dense model at 27
+    # ms/chunk together against 37 for one model on two threads).
     threads: int | None = None
     # ONNX threads for the query model in the serving process. One: ONNX's idle threads spin,
     # and two cost 45 ms of CPU per search against 28 with one (docs/BENCHMARKS.md), for 4 ms
@@ -134,6 +136,12 @@ class IngestSettings(_Group):
     # about a second); the job resumes when its extraction ends (ingest/processing.py).
     extract_slice_s: float = Field(2.0, ge=0)
     poll_interval_s: float = 0.5
+    # Jobs indexed at once, each by a worker thread with its own processing children. A job is
+    # a chain (claim, extract, embed, write, publish) mostly waiting on one step: two keep
+    # both cores busy where one left them half idle (300 SciFact abstracts on 2 cores: 91
+    # ms/document with one, 64 with two, 64 with three; docs/BENCHMARKS.md). Each worker's
+    # embedding child holds its own models (~300 MB).
+    workers: int = Field(2, ge=1, le=16)
     # Extraction, chunking and embedding run in a child process, so a large document's Python
     # work never holds the API's interpreter (ingest/processing.py); false: in the worker thread.
     child_process: bool = True

@@ -8,6 +8,7 @@ Evaluation is keyed to document ids, so it survives re-chunking and re-embedding
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from evaluation.beir import Dataset
 from evaluation.metrics import mrr_at_k, ndcg_at_k, percentile, recall_at_k
 
 if TYPE_CHECKING:
+    from ingest.service import WorkerPool
     from ingest.worker import Worker
 
 EVAL_CLIENT = "eval"
@@ -80,22 +82,19 @@ def open_eval_runtime(base: Settings, work_dir: Path, models: LoadedModels | Non
 
 def ingest_corpus(runtime: Runtime, client_id: str, dataset: Dataset,
                   on_progress: Callable[[int, int], None],
-                  worker: Worker | None = None) -> tuple[int, float]:
+                  worker: Worker | WorkerPool | None = None) -> tuple[int, float]:
     """Upload and index every corpus document not indexed yet: (how many, seconds from the
-    first upload to the last publication, worker start-up excluded). ``worker`` lets a
-    benchmark run a differently wired worker over the same path."""
-    from sqlalchemy import select
+    first upload to the last publication, worker start-up excluded), by the settings'
+    ingest.workers. ``worker`` lets a benchmark run differently wired workers over the same
+    path."""
+    from ingest.service import WorkerPool
 
-    from ingest.service import build_worker
-
-    with transaction(runtime.sessions) as s:
-        have = set(s.scalars(select(Document.document_id).where(
-            Document.client_id == client_id, Document.current_version_id.is_not(None))))
+    have = indexed_ids(runtime, client_id)
     todo = [(d, t) for d, t in dataset.corpus.items() if document_id_for(d) not in have]
     if not todo:
         return 0, 0.0
     owned = worker is None
-    worker = worker or build_worker(runtime)  # its child loads the models at its first job
+    worker = worker or WorkerPool(runtime)  # their children load the models at a first job
     started = time.perf_counter()
     with transaction(runtime.sessions) as s:
         for doc_id, (title, text) in todo:
@@ -104,13 +103,36 @@ def ingest_corpus(runtime: Runtime, client_id: str, dataset: Dataset,
                           filename=f"{document_id_for(doc_id)}.md", content=body.encode(),
                           document_id=document_id_for(doc_id), custom={}, source="eval", path=None)
     done = 0
-    while worker.run_once():
-        done += 1
+    if isinstance(worker, WorkerPool):
+        watching = threading.Event()
+
+        def watch() -> None:  # progress from the registry, while the workers index
+            while not watching.wait(1.0):
+                on_progress(len(indexed_ids(runtime, client_id)) - len(have), len(todo))
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+        done = worker.drain()
+        watching.set()
+        watcher.join()
         on_progress(done, len(todo))
+    else:
+        while worker.run_once():
+            done += 1
+            on_progress(done, len(todo))
     elapsed = time.perf_counter() - started
     if owned:
         worker.close()
     return len(todo), elapsed
+
+
+def indexed_ids(runtime: Runtime, client_id: str) -> set[str]:
+    """The client's documents with a current version."""
+    from sqlalchemy import select
+
+    with transaction(runtime.sessions) as s:
+        return set(s.scalars(select(Document.document_id).where(
+            Document.client_id == client_id, Document.current_version_id.is_not(None))))
 
 
 def ranked_ids(session, service: SearchService, client_id: str, query: str,  # type: ignore[no-untyped-def]

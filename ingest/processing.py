@@ -101,6 +101,10 @@ class Processor(Protocol):
 
     def close(self) -> None: ...
 
+    def child_pids(self) -> list[int]:
+        """The processes doing this work besides the caller's (benchmarks read their CPU)."""
+        ...
+
 
 def prepare_version(chunker: Chunker, ocr: OcrBounds, kind: str, content: bytes, filename: str,
                     on_progress: OnPages | None = None) -> Prepared:
@@ -146,6 +150,9 @@ class InProcess:
 
     def close(self) -> None:
         self.embedder.close()
+
+    def child_pids(self) -> list[int]:
+        return []
 
 
 @dataclass(frozen=True)
@@ -259,6 +266,10 @@ class _Child:
 
     def close(self, wait: bool = True) -> None:
         self.pool.shutdown(wait=wait, cancel_futures=True)
+
+    def pids(self) -> list[int]:
+        return [p.pid for p in list(getattr(self.pool, "_processes", {}).values())
+                if p.pid is not None]
 
 
 class PendingExtraction:
@@ -449,6 +460,11 @@ class ChildProcess:
             if role == "embedder" and self._embedder is child:
                 self._embedder = None
         child.close(wait=False)
+
+    def child_pids(self) -> list[int]:
+        with self._lock:
+            children = [c for c in (self._extractor, self._embedder) if c is not None]
+        return [pid for child in children for pid in child.pids()]
 
     def close(self) -> None:
         with self._lock:

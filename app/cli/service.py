@@ -49,12 +49,16 @@ def migrate() -> None:
 def serve(
     host: Annotated[str, typer.Option(help="the address to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="the port to listen on")] = 8000,
+    workers: Annotated[int, typer.Option(
+        min=1, max=64, help="API processes on one port (a Qdrant server only: the embedded "
+                            "engine admits one process)")] = 1,
 ) -> None:
     """Start the API (with the ingestion worker in-process in the embedded default)."""
     import uvicorn
 
     from app.main import create_app
     from app.models.manifest import Manifest
+    from app.runtime import ensure_first_client, open_registry
 
     _logging()
     settings = get_settings()
@@ -69,6 +73,22 @@ def serve(
             check_collection_file(settings.qdrant.path)
         except ServiceError as exc:
             _fail(exc.message)
+    if workers > 1:
+        if settings.qdrant.url is None or settings.qdrant.url.startswith("path:"):
+            _fail("--workers needs a Qdrant server (EVIDENCE_QDRANT__URL): the embedded engine, "
+                  "and qdrant-client's local folder, admit one process")
+        # once, here, so the processes do not race to migrate or to create the first client
+        engine, sessions = open_registry(settings)
+        key = ensure_first_client(settings, sessions)
+        engine.dispose()
+        if key:
+            from app.main import announce_first_key
+            from app.runtime import INITIAL_KEY_FILE
+
+            announce_first_key(key, settings.data_dir / INITIAL_KEY_FILE)
+        uvicorn.run("app.main:app_from_environment", factory=True, workers=workers,
+                    host=host, port=port, log_config=None, access_log=False)
+        return
     # log_config None: uvicorn keeps the logging configured above (one format, request ids)
     uvicorn.run(create_app(settings), host=host, port=port, log_config=None,
                 access_log=False)
@@ -82,7 +102,7 @@ def worker(
 ) -> None:
     """Run an ingestion worker until SIGTERM/SIGINT (PostgreSQL + Qdrant server deployments)."""
     from app.runtime import build_runtime
-    from ingest.service import build_worker
+    from ingest.service import WorkerPool
 
     _logging()
     settings = get_settings()
@@ -100,7 +120,7 @@ def worker(
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
-    running = build_worker(runtime)
+    running = WorkerPool(runtime)  # ingest.workers of them
     try:
         running.run_forever(stop)
     finally:
@@ -141,7 +161,7 @@ def reindex() -> None:
     from app.registry.database import transaction
     from app.runtime import build_runtime
     from app.store.edge import set_aside
-    from ingest.service import build_worker
+    from ingest.service import WorkerPool
 
     _logging()
     # a line per version would bury the summary: the worker speaks here only of what failed
@@ -160,7 +180,7 @@ def reindex() -> None:
             bm25_stats.clear(s)
             queued = jobs.requeue_current_versions(s, max_attempts=settings.ingest.max_attempts)
         common.console.print(f"re-indexing {queued} current versions")
-        rebuilder = build_worker(runtime)
+        rebuilder = WorkerPool(runtime)
         done = rebuilder.drain()
         rebuilder.close()
     finally:
