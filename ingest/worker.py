@@ -24,7 +24,7 @@ from sqlalchemy.orm.exc import StaleDataError
 from app import metrics
 from app.errors import ServiceError
 from app.registry import discovery, jobs
-from app.registry.database import transaction
+from app.registry.database import commit_with_retry, transaction
 from app.settings import IngestSettings
 from ingest.failures import is_transient, reason
 from ingest.pipeline import (
@@ -106,8 +106,9 @@ class Worker:
         parked = self._unpark(ended_only=False)
         if parked is not None:
             return self._process(*parked)
-        with transaction(self.deps.sessions) as s:
-            return discovery.catch_up(s, limit=DISCOVERY_BATCH) > 0
+        with self.deps.sessions() as s:  # from scratch when a version is deleted meanwhile
+            return commit_with_retry(s, lambda: discovery.catch_up(s, limit=DISCOVERY_BATCH),
+                                     what="metadata discovery") > 0
 
     def _process(self, job: jobs.ClaimedJob, parked: PendingExtraction | None) -> bool:
         try:

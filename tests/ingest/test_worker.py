@@ -297,3 +297,29 @@ def test_a_failing_compaction_does_not_stop_the_jobs(svc: Service,
     assert tried == [1] and job(svc, body["job_id"]).status == "succeeded"
     svc.worker.run_once()
     assert tried == [1]  # not again before the interval
+
+
+def test_a_version_deleted_while_discovery_catches_up_is_passed_over(
+        svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The catch-up read a version, its document was deleted before the leaves were written
+    (the foreign key then refuses them): the batch is done again from scratch, without it,
+    instead of the error ending the worker's turn."""
+    from app.registry import discovery
+
+    svc.ingest("a.txt", "alpha text", document_id="a", custom_metadata='{"team": "x"}')
+    svc.ingest("b.txt", "beta text", document_id="b", custom_metadata='{"team": "y"}')
+    assert svc.http.post("/clients/me/metadata/discovery", json={"enabled": True},
+                         headers=svc.auth()).status_code == 200
+    real, deleted = discovery.index_version, []
+
+    def deleted_meanwhile(session: Any, *, client_id: str, version: Any) -> int:
+        if not deleted:
+            deleted.append(svc.http.delete("/documents/a", headers=svc.auth()).status_code)
+        return real(session, client_id=client_id, version=version)
+
+    monkeypatch.setattr(discovery, "index_version", deleted_meanwhile)
+    svc.worker.drain()
+    assert deleted == [204]
+    state = svc.http.get("/clients/me", headers=svc.auth()).json()["metadata_discovery"]
+    assert (state["state"], state["indexed_versions"], state["published_versions"]) == (
+        "ready", 1, 1)
