@@ -79,13 +79,16 @@ def main() -> None:
                         help="a folder to keep the ingested documents in, filled once")
     parser.add_argument("--py-spy", type=Path, default=None,
                         help="record the server under many clients into this file")
+    parser.add_argument("--server-repo", type=Path, default=None,
+                        help="serve another checkout's code (a baseline: git worktree add)")
     parser.add_argument("--gil", action="store_true",
                         help="with --py-spy: only the thread holding the GIL (what serialises)")
     args = parser.parse_args()
     env = dict(e.split("=", 1) for e in args.env)
     corpus, queries = scifact(args.docs)
     filled = args.data_dir is not None and (args.data_dir / "initial-api-key.txt").exists()
-    with serve(env, data_dir=args.data_dir) as served:
+    with serve(env, data_dir=args.data_dir,
+               **({"repo": args.server_repo} if args.server_repo else {})) as served:
         if not filled:
             served.wait_for_jobs(upload_all(served, corpus))
         asyncio.run(load(served, queries, 1, 5))  # warm
@@ -99,7 +102,8 @@ def main() -> None:
         if spy is not None:
             spy.wait()
     cores = os.cpu_count() or 1
-    print(f"machine: {machine()}; {args.docs} abstracts; server env {env or 'defaults'}")
+    print(f"machine: {machine()}; {args.docs} abstracts; server env {env or 'defaults'}"
+          + (f"; code of {args.server_repo}" if args.server_repo else ""))
     for r in (alone, many):
         print(f"{r['clients']:>3} client(s), {args.seconds:.0f} s: {r['n']} searches, "
               f"{r['errors']} errors, {r['rps']:.1f} req/s, p50 {r['p50']:.0f} ms, "

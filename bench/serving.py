@@ -62,9 +62,10 @@ class Served:
 
 @contextmanager
 def serve(env: dict[str, str] | None = None, port: int = 8765,
-          data_dir: Path | None = None) -> Iterator[Served]:
+          data_dir: Path | None = None, repo: Path = REPO) -> Iterator[Served]:
     """``data_dir``: reuse a folder an earlier run filled (to profile or compare settings
-    without ingesting again); by default a new temporary one."""
+    without ingesting again); by default a new temporary one. ``repo``: the checkout whose
+    code serves (another one: a baseline from the same run, e.g. a `git worktree` of main)."""
     data = data_dir or Path(tempfile.mkdtemp(prefix="bench-serve-"))
     data.mkdir(parents=True, exist_ok=True)
     full_env = {**os.environ, "EVIDENCE_DATA_DIR": str(data),
@@ -73,7 +74,7 @@ def serve(env: dict[str, str] | None = None, port: int = 8765,
                 "EVIDENCE_MODELS__DIR": str(REPO / "models"), "EVIDENCE_LOG_LEVEL": "WARNING",
                 **(env or {})}
     process = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
-                               cwd=REPO, env=full_env, stdout=subprocess.DEVNULL,
+                               cwd=repo, env=full_env, stdout=subprocess.DEVNULL,
                                stderr=open(data / "serve.log", "w"))  # noqa: SIM115
     url = f"http://127.0.0.1:{port}"
     try:
