@@ -59,8 +59,12 @@ def register_upload(session: Session, *, client_id: str, document_id: str | None
         document = None
     else:
         document_id = validate_document_id(document_id)
+        # the row locked (PostgreSQL; SQLite has one writer anyway): parallel uploads to one
+        # document wait their turn and each numbers its version after the last, instead of
+        # colliding on the number and starting over — 16 at once ran out of retries
         document = session.scalar(select(Document).where(
-            Document.client_id == client_id, Document.document_id == document_id))
+            Document.client_id == client_id, Document.document_id == document_id)
+            .with_for_update())
     if document is None:
         document = Document(client_id=client_id, document_id=document_id, kind=kind,
                             source=source, path=path, version_count=0,
