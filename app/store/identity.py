@@ -8,7 +8,9 @@ holding the interpreter's lock; docs/BENCHMARKS.md, issue 25). So the adapters a
 and scores and read the identity from here: filled by this process's writes and, for ids it
 has not seen (after a restart, or written by another process), by one retrieve of those ids.
 
-Bounded: past ``capacity`` the oldest entries go (a later hit on them is one retrieve again).
+Bounded: past ``capacity`` the oldest entries go (a later hit on them is one retrieve again:
+1.0 ms per 100 ids, about what asking the query for the fields cost, so a collection larger
+than the cache searches no slower than before it).
 Nothing else is kept: fields that can change for an id (entity keys after a re-index, the
 timeline) are always read from the engine.
 """
