@@ -19,3 +19,26 @@ def test_fold_keeps_length() -> None:
 
 def test_query_syntax_is_just_words() -> None:
     assert query_terms('"budget" AND (report OR -x) 🚀') == frozenset({"budget", "report"})
+
+
+def test_spans_are_exactly_the_words_equal_to_a_term_on_mixed_texts() -> None:
+    """The definition, word by word (WORD tokens of the folded text that are terms), against
+    the find-and-check-the-edges implementation, on seeded texts that mix scripts, accents,
+    underscores, digits and terms inside longer words (``aa`` in ``aaa``, ``bone`` in
+    ``bones_x``)."""
+    import random
+
+    from app.search.spans import WORD, fold
+
+    def by_words(text: str, terms: frozenset[str]) -> list[dict]:
+        return [{"start": m.start(), "end": m.end(), "text": text[m.start():m.end()]}
+                for m in WORD.finditer(fold(text)) if m.group(0) in terms]
+
+    words = ("the Configuração of vitamin D bone bones 12 fracture élan naïve İstanbul x "
+             "data_set foo-bar aa aaa a_a ß ǅ 10,000").split()
+    rng = random.Random(25)
+    for _ in range(3000):
+        text = " ".join(rng.choice(words) + rng.choice(["", ",", ".", "_x", "1", "aa", "\u0301"])
+                        for _ in range(rng.randint(0, 30)))
+        terms = query_terms(" ".join(rng.sample(words, 5)))
+        assert literal_spans(text, terms) == by_words(text, terms), (text, terms)
