@@ -25,6 +25,9 @@ CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 # can address (app/leaves.py KEY_RE is built from it), so a key that can be stored can be
 # filtered on. A space, "[", "." or a control character is refused at upload.
 KEY_SEGMENT = r"[\w\-]+"
+# Points whose identity (document, version, chunk index) a process keeps for the search lanes
+# (app/store/identity.py): ~300 bytes each, 200,000 in ~60 MB (settings: qdrant.identity_cache)
+IDENTITY_CACHE_POINTS = 200_000
 METADATA_KEY = re.compile(KEY_SEGMENT)
 
 

@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from app.limits import MetadataLimits, OcrBounds
+from app.limits import IDENTITY_CACHE_POINTS, MetadataLimits, OcrBounds
 
 
 class _Group(BaseModel):
@@ -43,7 +43,7 @@ class QdrantSettings(_Group):
     collection: str = "evidence_chunks"
     # Points whose document, version and chunk index the lanes read from memory instead of
     # the engine's payload copy (app/store/identity.py); 0: always from the engine
-    identity_cache: int = Field(200_000, ge=0, le=10_000_000)
+    identity_cache: int = Field(IDENTITY_CACHE_POINTS, ge=0, le=10_000_000)
 
 
 class ModelSettings(_Group):

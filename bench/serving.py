@@ -16,6 +16,7 @@ from pathlib import Path
 import httpx
 
 from bench.common import REPO, SCIFACT
+from tests.live import wait_until_healthy
 
 
 @dataclass
@@ -78,16 +79,7 @@ def serve(env: dict[str, str] | None = None, port: int = 8765,
                                stderr=open(data / "serve.log", "w"))  # noqa: SIM115
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline or process.poll() is not None:
-                raise RuntimeError((data / "serve.log").read_text()[-3000:])
-            time.sleep(0.3)
+        wait_until_healthy(url, process, data / "serve.log")
         key = (data / "initial-api-key.txt").read_text().strip()
         yield Served(url=url, key=key, process=process, data_dir=data)
     finally:

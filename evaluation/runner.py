@@ -32,7 +32,6 @@ from evaluation.metrics import mrr_at_k, ndcg_at_k, percentile, recall_at_k
 
 if TYPE_CHECKING:
     from ingest.service import WorkerPool
-    from ingest.worker import Worker
 
 EVAL_CLIENT = "eval"
 DEPTH = 100
@@ -82,19 +81,19 @@ def open_eval_runtime(base: Settings, work_dir: Path, models: LoadedModels | Non
 
 def ingest_corpus(runtime: Runtime, client_id: str, dataset: Dataset,
                   on_progress: Callable[[int, int], None],
-                  worker: Worker | WorkerPool | None = None) -> tuple[int, float]:
+                  workers: WorkerPool | None = None) -> tuple[int, float]:
     """Upload and index every corpus document not indexed yet: (how many, seconds from the
     first upload to the last publication, worker start-up excluded), by the settings'
-    ingest.workers. ``worker`` lets a benchmark run differently wired workers over the same
-    path."""
+    ingest.workers. ``workers`` lets a benchmark run differently wired ones (warmed, without
+    entities) over the same path."""
     from ingest.service import WorkerPool
 
     have = indexed_ids(runtime, client_id)
     todo = [(d, t) for d, t in dataset.corpus.items() if document_id_for(d) not in have]
     if not todo:
         return 0, 0.0
-    owned = worker is None
-    worker = worker or WorkerPool(runtime)  # their children load the models at a first job
+    owned = workers is None
+    pool = workers or WorkerPool(runtime)  # their children load the models at a first job
     started = time.perf_counter()
     with transaction(runtime.sessions) as s:
         for doc_id, (title, text) in todo:
@@ -102,27 +101,21 @@ def ingest_corpus(runtime: Runtime, client_id: str, dataset: Dataset,
             accept_upload(s, settings=runtime.settings.ingest, client_id=client_id,
                           filename=f"{document_id_for(doc_id)}.md", content=body.encode(),
                           document_id=document_id_for(doc_id), custom={}, source="eval", path=None)
-    done = 0
-    if isinstance(worker, WorkerPool):
-        watching = threading.Event()
+    watching = threading.Event()
 
-        def watch() -> None:  # progress from the registry, while the workers index
-            while not watching.wait(1.0):
-                on_progress(len(indexed_ids(runtime, client_id)) - len(have), len(todo))
+    def watch() -> None:  # progress from the registry, while the workers index
+        while not watching.wait(1.0):
+            on_progress(len(indexed_ids(runtime, client_id)) - len(have), len(todo))
 
-        watcher = threading.Thread(target=watch, daemon=True)
-        watcher.start()
-        done = worker.drain()
-        watching.set()
-        watcher.join()
-        on_progress(done, len(todo))
-    else:
-        while worker.run_once():
-            done += 1
-            on_progress(done, len(todo))
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    done = pool.drain()
+    watching.set()
+    watcher.join()
+    on_progress(done, len(todo))
     elapsed = time.perf_counter() - started
     if owned:
-        worker.close()
+        pool.close()
     return len(todo), elapsed
 
 

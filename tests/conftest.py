@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -66,6 +67,14 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path}/registry.db"
         return
+    with pg_schema() as url:
+        yield url
+
+
+@contextmanager
+def pg_schema() -> Iterator[str]:
+    """A PostgreSQL URL whose search path is a fresh schema, dropped afterwards; the test
+    is skipped, with the reason, where no PostgreSQL is reachable."""
     reason = _pg_available()
     if reason:
         pytest.skip(reason)
@@ -75,9 +84,8 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     raw = PG_URL.replace("postgresql+psycopg", "postgresql")
     with psycopg.connect(raw, autocommit=True) as conn:
         conn.execute(f'CREATE SCHEMA "{schema}"')
-    url = f"{PG_URL}?options=-csearch_path%3D{schema}"
     try:
-        yield url
+        yield f"{PG_URL}?options=-csearch_path%3D{schema}"
     finally:
         with psycopg.connect(raw, autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')

@@ -4,6 +4,7 @@ keep-alive connections, raw request bodies, schemathesis over the spec."""
 from __future__ import annotations
 
 import socket
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -11,6 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 import uvicorn
 
 from app.main import create_app
@@ -29,6 +31,22 @@ class LiveServer:
     runtime: Runtime
     worker: Worker
     keys: dict[str, str]
+
+
+def wait_until_healthy(url: str, process: subprocess.Popen, log: Path,
+                       seconds: float = 120) -> None:
+    """Until a server started as a process answers ``/health``; its log's tail if it exits
+    or does not answer in time (tests, and the benches' `evidence serve`)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        if time.monotonic() > deadline or process.poll() is not None:
+            raise RuntimeError(log.read_text()[-3000:])
+        time.sleep(0.3)
 
 
 def free_port() -> int:

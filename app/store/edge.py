@@ -20,6 +20,7 @@ from typing import Any
 import qdrant_edge as qe
 
 from app.errors import StoreLocked, StoreRejected, Unavailable
+from app.limits import IDENTITY_CACHE_POINTS
 from app.models.encoders import SparseVec
 from app.store.base import (
     DENSE,
@@ -39,7 +40,7 @@ from app.store.base import (
     filter_plan,
     stored_point,
 )
-from app.store.identity import DEFAULT_IDENTITY_CAPACITY, IdentityCache, identity_only
+from app.store.identity import IdentityCache, identity_only
 
 log = logging.getLogger(__name__)
 NEVER_INDEX_KB = 10**9
@@ -79,7 +80,7 @@ class EdgeStore:
     exclusive = True
 
     def __init__(self, path: Path, *, dense_model: str, dense_dim: int,
-                 identity_capacity: int = DEFAULT_IDENTITY_CAPACITY) -> None:
+                 identity_capacity: int = IDENTITY_CACHE_POINTS) -> None:
         self.dense_model, self.dense_dim = dense_model, dense_dim
         self.identity = IdentityCache(identity_capacity)
         self._root = Path(path)

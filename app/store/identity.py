@@ -24,9 +24,6 @@ from typing import Any
 from app.store.base import StoredHit
 from app.store.payload import CHUNK_INDEX, DOCUMENT_ID, VERSION_ID
 
-# ~300 bytes an entry: 200,000 points (every chunk of a 100k-chunk collection, twice over) in
-# ~60 MB; settings: EVIDENCE_QDRANT__IDENTITY_CACHE (0: ask the engine for the fields)
-DEFAULT_IDENTITY_CAPACITY = 200_000
 IDENTITY_FIELDS = frozenset({DOCUMENT_ID, VERSION_ID, CHUNK_INDEX})
 Identity = tuple[str, str, str, int]  # point id as text, document id, version id, chunk index
 
@@ -57,8 +54,7 @@ class IdentityCache:
         with self._lock:
             known = self._known
             for key, text, payload in entries:
-                known[key] = (text, payload[DOCUMENT_ID], payload[VERSION_ID],
-                              int(payload[CHUNK_INDEX]))
+                known[key] = _identity(text, payload)
             while len(known) > self.capacity:  # oldest first (dicts keep insertion order)
                 del known[next(iter(known))]
 
@@ -78,8 +74,7 @@ class IdentityCache:
             found = [(key, text, payloads[text]) for key, text in zip(missing, texts, strict=True)
                      if text in payloads]
             self.remember(found)
-            fetched = {key: (text, p[DOCUMENT_ID], p[VERSION_ID], int(p[CHUNK_INDEX]))
-                       for key, text, p in found}
+            fetched = {key: _identity(text, p) for key, text, p in found}
             entries = [entry or fetched.get(key)
                        for (key, _), entry in zip(scored, entries, strict=True)]
         out = []
@@ -90,3 +85,7 @@ class IdentityCache:
                                                    VERSION_ID: version_id,
                                                    CHUNK_INDEX: chunk_index}))
         return out
+
+
+def _identity(text: str, payload: dict[str, Any]) -> Identity:
+    return text, payload[DOCUMENT_ID], payload[VERSION_ID], int(payload[CHUNK_INDEX])

@@ -12,6 +12,7 @@ from typing import Any
 
 from qdrant_client import QdrantClient, models
 
+from app.limits import IDENTITY_CACHE_POINTS
 from app.models.encoders import SparseVec
 from app.store.base import (
     DENSE,
@@ -31,7 +32,7 @@ from app.store.base import (
     filter_plan,
     stored_point,
 )
-from app.store.identity import DEFAULT_IDENTITY_CAPACITY, IdentityCache, identity_only
+from app.store.identity import IdentityCache, identity_only
 
 
 def _op(op: FilterOp) -> models.FieldCondition:
@@ -68,7 +69,7 @@ class ServerStore:
     exclusive = False
 
     def __init__(self, *, url: str, api_key: str | None, collection: str, dense_model: str,
-                 dense_dim: int, identity_capacity: int = DEFAULT_IDENTITY_CAPACITY) -> None:
+                 dense_dim: int, identity_capacity: int = IDENTITY_CACHE_POINTS) -> None:
         self.dense_model, self.dense_dim, self._name = dense_model, dense_dim, collection
         self.identity = IdentityCache(identity_capacity)
         if url == ":memory:":

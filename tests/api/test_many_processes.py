@@ -11,7 +11,6 @@ import os
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -19,8 +18,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import PG_URL, _pg_available
-from tests.live import free_port
+from tests.conftest import pg_schema
+from tests.live import free_port, wait_until_healthy
 
 REPO = Path(__file__).resolve().parents[2]
 MODELS = REPO / "models"
@@ -35,22 +34,9 @@ def _env(tmp_path: Path, db_url: str, **extra: str) -> dict[str, str]:
 
 @pytest.fixture
 def pg_url() -> Iterator[str]:
-    """A fresh PostgreSQL schema (several API processes are the scaled-out mode; skipped,
-    with the reason, where no PostgreSQL is reachable)."""
-    reason = _pg_available()
-    if reason:
-        pytest.skip(reason)
-    import psycopg
-
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    raw = PG_URL.replace("postgresql+psycopg", "postgresql")
-    with psycopg.connect(raw, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    try:
-        yield f"{PG_URL}?options=-csearch_path%3D{schema}"
-    finally:
-        with psycopg.connect(raw, autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+    """PostgreSQL only: several API processes are the scaled-out mode."""
+    with pg_schema() as url:
+        yield url
 
 
 @pytest.mark.postgres
@@ -66,15 +52,7 @@ def test_two_api_processes_share_one_postgresql_registry(tmp_path: Path, pg_url:
             cwd=REPO, env=_env(tmp_path, db_url), stdout=subprocess.DEVNULL, stderr=stderr)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert server.poll() is None and time.monotonic() < deadline, log.read_text()[-3000:]
-            time.sleep(0.3)
+        wait_until_healthy(url, server, log)
         key = (tmp_path / "data" / "initial-api-key.txt").read_text().strip()
         auth = {"Authorization": f"Bearer {key}"}
         for i in range(8):  # a connection each, so the kernel spreads them over the processes
