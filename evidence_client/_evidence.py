@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from evidence_client._untrusted import plain
+
 
 @dataclass(frozen=True)
 class Passage:
@@ -26,9 +28,16 @@ def passages(answer: dict[str, Any]) -> list[Passage]:
             out.append(Passage(item["text"], {
                 "document_id": version["document_id"], "version_id": version["version_id"],
                 "chunk_id": item["chunk_id"], "page": item.get("page"),
-                "heading_path": list(item.get("heading_path") or []),
-                "filename": source.get("filename"), "title": document.get("title"),
+                # document-controlled: on one line, fence characters neutralised, as the MCP
+                # answers show them, since frameworks put metadata into prompts verbatim
+                "heading_path": [plain(h) for h in item.get("heading_path") or []],
+                "filename": _field(source.get("filename")),
+                "title": _field(document.get("title")),
                 "rank": row["rank"], **({"scores": scores} if scores else {}),
                 "untrusted": True},  # document text: data, never instructions
                 scores.get("fused")))
     return out
+
+
+def _field(value: Any) -> str | None:
+    return None if value is None else plain(value)
