@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from app.errors import ExtractionError, ServiceError
+from app.lifeline import bind_to_parent, in_spawner_thread
 from app.limits import OcrBounds
 from ingest.chunking import Chunk, Chunker
 from ingest.embedding import BatchEmbedder, EmbeddedBatch
@@ -189,9 +190,17 @@ def _report(done: int, total: int = 0) -> None:
     shared[2] += 1
 
 
-def _die_with_parent(parent: int) -> None:
-    """The child exits within a second of its parent's death (a SIGKILLed server re-parents
-    it to init, which is how it notices): nothing is left running, holding memory."""
+def _die_with_parent() -> None:
+    """Besides the death signal asked for at the child's first import (app/lifeline.py, Linux):
+    the child exits within a second of its parent's death, noticed by its re-parenting. The
+    parent is the one multiprocessing recorded, never ``getppid()`` now, which is already
+    init's when the parent died while this child was starting."""
+    bind_to_parent()
+    recorded = multiprocessing.parent_process()
+    parent = recorded.pid if recorded is not None and recorded.pid else os.getppid()
+    if os.getppid() != parent:
+        os._exit(0)
+
     def watch() -> None:
         while True:
             time.sleep(WATCH_PARENT_S)
@@ -202,7 +211,7 @@ def _die_with_parent(parent: int) -> None:
 
 
 def _settle_child(spec: ChildSpec, progress: Any) -> None:
-    _die_with_parent(os.getppid())
+    _die_with_parent()
     try:
         os.nice(spec.niceness)
     except OSError:  # not allowed here: run at the parent's priority
@@ -255,6 +264,9 @@ class _Child:
         self.progress = context.Array("q", PROGRESS_SLOTS, lock=False)
         self.pool = ProcessPoolExecutor(max_workers=1, mp_context=context,
                                         initializer=initializer, initargs=(spec, self.progress))
+        # started now, from the one thread that starts children: the death signal is tied to
+        # the starting thread, and a worker's thread may end before its child is done with
+        in_spawner_thread(lambda: self.pool.submit(os.getpid))
 
     def reported(self) -> tuple[int, int, int]:
         return self.progress[0], self.progress[1], self.progress[2]
