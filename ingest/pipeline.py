@@ -59,6 +59,10 @@ class JobLost(Exception):
     """Another worker took the job over (this one's lease expired): stop without writing more."""
 
 
+class DocumentDeleted(JobLost):
+    """The job's document was deleted while the job ran: nothing to index, nothing to mark."""
+
+
 class JobYielded(Exception):  # noqa: N818 - a control-flow signal, not an error
     """The job's slice is over and another client's job waits: queue it again to resume."""
 
@@ -170,11 +174,12 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl,
             gone = s.get(IngestionJob, job.job_id) is None
         if gone:  # the document was deleted meanwhile: leave no orphan points behind
             forget_points(deps, loaded)
+            raise DocumentDeleted(job.job_id)
         raise JobLost(job.job_id)
 
     def pages_read(done: int, total: int) -> None:  # live while extracting (0 → 0.1)
         still_ours(0.1 * done / max(total, 1),
-                   stage=stage_of("extracting", "pages", done, total))
+                   stage=stage_of("extracting", "pages", done, total) if total else None)
 
     cached = (job.checkpoint or {}).get("prepared")
     if cached is not None:  # a resumed job whose extraction was long: not read again
@@ -271,9 +276,9 @@ def sync_timelines(deps: IngestDeps, batch: int = 500) -> int:
 def load(deps: IngestDeps, job: ClaimedJob) -> Loaded:
     with transaction(deps.sessions) as s:
         version = s.get(DocumentVersion, job.version_pk)
-        assert version is not None
-        document = s.get(Document, version.document_pk)
-        assert document is not None
+        document = s.get(Document, version.document_pk) if version is not None else None
+        if version is None or document is None:  # deleted between the claim and now
+            raise DocumentDeleted(job.job_id)
         return Loaded(client_id=job.client_id, document_id=document.document_id,
                       version_id=version.version_id, kind=document.kind,
                       filename=version.filename, source=document.source,
@@ -379,6 +384,7 @@ def publish(deps: IngestDeps, job: ClaimedJob, loaded: Loaded, done: Progress, *
                                                         worker_id=job.worker_id):
             if version is None:  # deleted meanwhile: leave no orphan points behind
                 forget_points(deps, loaded)
+                raise DocumentDeleted(job.job_id)
             raise JobLost(job.job_id)
         version.entities = done.entities.groups
         version.term_df = dict(sorted(done.term_df.items(), key=lambda kv: int(kv[0])))

@@ -272,7 +272,7 @@ class _Child:
         return self.progress[0], self.progress[1], self.progress[2]
 
     def kill(self) -> None:
-        for process in list(getattr(self.pool, "_processes", {}).values()):
+        for process in list((getattr(self.pool, "_processes", None) or {}).values()):
             process.kill()
         self.pool.shutdown(wait=False, cancel_futures=True)
 
@@ -280,7 +280,7 @@ class _Child:
         self.pool.shutdown(wait=wait, cancel_futures=True)
 
     def pids(self) -> list[int]:
-        return [p.pid for p in list(getattr(self.pool, "_processes", {}).values())
+        return [p.pid for p in list((getattr(self.pool, "_processes", None) or {}).values())
                 if p.pid is not None]
 
 
@@ -433,16 +433,21 @@ class ChildProcess:
 
     def resume(self, pending: PendingExtraction, on_progress: OnPages | None = None,
                detach: Detach | None = None) -> Prepared:
-        seen = -1
         while True:
             try:
                 return pending.outcome.result(timeout=POLL_S)
             except FutureTimeout:
                 pass
-            done, total, calls = pending.child.reported()
-            if calls != seen and on_progress is not None and total:
-                seen = calls
-                on_progress(done, total)
+            done, total, _ = pending.child.reported()
+            if on_progress is not None:
+                # every poll, pages or not: the caller's heartbeat keeps the lease of a long
+                # unpaged file too, and learns at once when the job is gone (its document
+                # deleted) — then the extraction is stopped here, not left to its bound
+                try:
+                    on_progress(done, total)
+                except BaseException:
+                    pending.cancel()
+                    raise
             if detach is not None and detach(pending.seconds()) and self._detach(pending):
                 raise ExtractionDetached(pending)
 

@@ -28,6 +28,7 @@ from app.registry.database import commit_with_retry, transaction
 from app.settings import IngestSettings
 from ingest.failures import is_transient, reason
 from ingest.pipeline import (
+    DocumentDeleted,
     IngestDeps,
     JobLost,
     JobParked,
@@ -123,6 +124,10 @@ class Worker:
                                progress=turn.progress, checkpoint=turn.checkpoint)
             log.info("job %s gave its turn to another client's job at %.0f %%", job.job_id,
                      turn.progress * 100)
+            return True
+        except DocumentDeleted:
+            metrics.JOBS.labels("lost").inc()
+            log.info("job %s: its document was deleted meanwhile; nothing left to do", job.job_id)
             return True
         except JobLost:
             metrics.JOBS.labels("lost").inc()

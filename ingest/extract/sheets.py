@@ -4,7 +4,10 @@ own and an evidence item cites its sheet and rows.
 
 Only stored values are read: a formula cell gives the result the file saved with it
 (``data_only``), never an evaluation. Bounded: cells and sheets (SheetTooLarge) and, for
-.xlsx, the unzipped size (a ZIP bomb) before anything is parsed.
+.xlsx, the unzipped size (a ZIP bomb) before anything is parsed. A sheet costs what its cells
+cost, never what it declares: the sheet's XML is read cell by cell (openpyxl's own parser,
+without its read-only worksheet, which pads every missing row and column up to the declared
+``<dimension>`` — 4.7 KB declaring A1:XFD1048576 held a child for 900 s).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from app.errors import ExtractionError
@@ -41,28 +44,28 @@ def _cell_text(value: Any) -> str:
     return str(value).strip()[:MAX_CELL_CHARS]
 
 
-def _rows_as_blocks(rows: Iterable[Sequence[Any]], sheet: str | None, filename: str,
+# A row as (its number, [(column index from 0, value), ...]): only the cells a file holds
+SparseRow = tuple[int, Iterable[tuple[int, Any]]]
+
+
+def _rows_as_blocks(rows: Iterable[SparseRow], sheet: str | None, filename: str,
                     budget: list[int]) -> Iterator[Block]:
     """The first row holding any value is the header; every later row a block naming its
     cells by their header ("column C" where the header is empty)."""
-    header: list[str] | None = None
-    for number, raw in enumerate(rows, start=1):
-        cells = [_cell_text(v) for v in raw]
-        filled = sum(1 for c in cells if c)
-        if not filled:
+    header: dict[int, str] | None = None
+    for number, raw in rows:
+        cells = [(i, text) for i, value in raw if (text := _cell_text(value))]
+        if not cells:
             continue
-        budget[0] -= filled
+        budget[0] -= len(cells)
         if budget[0] < 0:
             raise SheetTooLarge(f"{filename} holds more than {MAX_CELLS:,} filled cells; split "
                                 "it into smaller files")
         if header is None:
-            header = cells
+            header = dict(cells)
             continue
-        parts = []
-        for i, cell in enumerate(cells):
-            if cell:
-                name = header[i] if i < len(header) and header[i] else f"column {_letters(i)}"
-                parts.append(f"{name}: {cell}")
+        parts = [f"{header.get(i) or f'column {_letters(i)}'}: {cell}"
+                 for i, cell in sorted(cells)]
         yield Block(text=SEPARATOR.join(parts), line_start=number, line_end=number,
                     heading_path=(sheet,) if sheet else (), row=True, sheet=sheet)
 
@@ -96,8 +99,8 @@ def extract_xlsx(content: bytes, filename: str) -> ExtractedText:
         budget = [MAX_CELLS]
         blocks: list[Block] = []
         for sheet in book.worksheets:
-            blocks.extend(_rows_as_blocks(sheet.iter_rows(values_only=True), sheet.title,
-                                          filename, budget))
+            blocks.extend(_rows_as_blocks(_sheet_cells(book, sheet), sheet.title, filename,
+                                          budget))
         title = (book.properties.title or "").strip() or None
         sheets = len(book.sheetnames)
     except ExtractionError:
@@ -110,6 +113,18 @@ def extract_xlsx(content: bytes, filename: str) -> ExtractedText:
     return ExtractedText(blocks=blocks, title=title, extra={"sheet_count": sheets})
 
 
+def _sheet_cells(book: Any, sheet: Any) -> Iterator[SparseRow]:
+    """The cells a read-only sheet's XML holds, row by row, with nothing padded."""
+    from openpyxl.worksheet._reader import WorkSheetParser
+
+    with sheet._get_source() as source:
+        parser = WorkSheetParser(source, sheet._shared_strings, data_only=book.data_only,
+                                 epoch=book.epoch, date_formats=book._date_formats,
+                                 timedelta_formats=book._timedelta_formats)
+        for number, row in parser.parse():
+            yield number, ((cell["column"] - 1, cell["value"]) for cell in row)
+
+
 def extract_csv(content: bytes, filename: str) -> ExtractedText:
     text = decode_text(content)
     try:
@@ -118,7 +133,8 @@ def extract_csv(content: bytes, filename: str) -> ExtractedText:
         dialect = csv.excel
     try:
         rows = csv.reader(io.StringIO(text, newline=""), dialect)
-        blocks = list(_rows_as_blocks(rows, None, filename, [MAX_CELLS]))
+        blocks = list(_rows_as_blocks(((n, enumerate(row)) for n, row in enumerate(rows, 1)),
+                                      None, filename, [MAX_CELLS]))
     except csv.Error as exc:
         raise ExtractionError(f"{filename} is not readable CSV ({exc})",
                               code="CSV_CORRUPT") from None

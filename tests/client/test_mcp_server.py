@@ -65,7 +65,8 @@ async def _exercise(target) -> dict:  # type: ignore[no-untyped-def]
                   await client.call_tool("get_document", {"document_id": "falcon"}),
                   await client.call_tool("why_not", {"query": "Falcon html",
                                                      "document_ids": ["falcon"]})]
-    return {"falcon": falcon, "tools": {t.name for t in tools.tools}, "search": found, "document": document,
+    return {"falcon": falcon, "tools": {t.name for t in tools.tools}, "search": found,
+            "document": document,
             "listed": listed, "why": why, "missing": missing}
 
 

@@ -200,3 +200,33 @@ def test_a_detached_extraction_still_stops_at_its_bound_though_no_one_waits() ->
         assert processor.prepare("txt", b"next", "n.txt").chunks[0].text == "next"
     finally:
         processor.close()
+
+
+def test_an_extraction_whose_job_is_gone_is_stopped_at_once() -> None:
+    """The caller's progress call raising (its job lost: the document deleted) kills the
+    extraction's child then and there, instead of leaving it to its bound; the next call gets
+    a new child."""
+    class Gone(Exception):
+        pass
+
+    processor = _bounded_child(extract_seconds=600, page_seconds=600)
+    calls: list[tuple[int, int]] = []
+
+    def deleted_after_two_polls(done: int, total: int) -> None:
+        calls.append((done, total))
+        if len(calls) >= 2:
+            raise Gone
+
+    try:
+        processor.prepare("txt", b"warm up", "a.txt")
+        [process] = processor._extractor.pool._processes.values()  # noqa: SLF001
+        started = time.monotonic()
+        with pytest.raises(Gone):
+            processor.prepare("pdf", slow_pdf(), "slow.pdf", on_progress=deleted_after_two_polls)
+        deadline = time.monotonic() + 5
+        while process.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not process.is_alive() and time.monotonic() - started < 5
+        assert processor.prepare("txt", b"next", "n.txt").chunks[0].text == "next"
+    finally:
+        processor.close()

@@ -86,3 +86,43 @@ def test_a_workbook_over_the_cell_bound_fails_with_the_reason(
         extract("xlsx", xlsx_bytes({"Ledger": LEDGER}), "ledger.xlsx")
     assert err.value.code == "SPREADSHEET_TOO_LARGE" and "more than 5 filled cells" in str(
         err.value.message)
+
+
+def _dimension_bomb(rows: int) -> bytes:
+    """A few KB declaring A1:XFD1048576: cells in rows 1, 2 and 1,048,576 (the last column),
+    and ``rows`` more rows each holding one cell in column XFD."""
+    import io
+
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet["A1"], sheet["B1"] = "Account", "Amount"
+    sheet["A2"], sheet["B2"] = "ACCT-1", 10
+    for n in range(3, 3 + rows):
+        sheet.cell(row=n, column=16384, value=f"far {n}")
+    sheet["XFD1048576"] = "the very last cell"
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("wide_rows", [0, 2000])
+def test_a_sheet_costs_its_cells_not_its_declared_dimension(wide_rows: int) -> None:
+    import time
+
+    import io
+    import zipfile
+
+    content = _dimension_bomb(wide_rows)
+    sheet_xml = zipfile.ZipFile(io.BytesIO(content)).read("xl/worksheets/sheet1.xml")
+    assert b'ref="A1:XFD1048576"' in sheet_xml and len(content) < 60_000
+    started = time.perf_counter()
+    result = extract("xlsx", content, "bomb.xlsx")
+    assert time.perf_counter() - started < 5  # was the whole 900 s bound
+    texts = [(b.text, b.line_start) for b in result.blocks]
+    assert texts[0] == ("Account: ACCT-1 · Amount: 10", 2)
+    assert texts[-1] == ("column XFD: the very last cell", 1048576)
+    assert len(texts) == 2 + wide_rows
+    if wide_rows:
+        assert texts[1] == ("column XFD: far 3", 3)

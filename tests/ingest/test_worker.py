@@ -323,3 +323,24 @@ def test_a_version_deleted_while_discovery_catches_up_is_passed_over(
     state = svc.http.get("/clients/me", headers=svc.auth()).json()["metadata_discovery"]
     assert (state["state"], state["indexed_versions"], state["published_versions"]) == (
         "ready", 1, 1)
+
+
+def test_a_document_deleted_between_claim_and_load_ends_its_job_quietly(
+        svc: Service, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """No traceback: the job finds its document gone and stops (it went with the document)."""
+    import ingest.pipeline as pipeline
+
+    body = svc.upload("a.txt", "some text", document_id="a").json()
+    real_load = pipeline.load
+
+    def deleted_first(deps: Any, claimed: Any) -> Any:
+        assert svc.http.delete("/documents/a", headers=svc.auth()).status_code == 204
+        return real_load(deps, claimed)
+
+    monkeypatch.setattr(pipeline, "load", deleted_first)
+    with caplog.at_level("INFO"):
+        assert svc.worker.run_once()
+    assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]
+    assert any("deleted meanwhile" in r.getMessage() for r in caplog.records)
+    with transaction(svc.runtime.sessions) as s:
+        assert s.get(IngestionJob, body["job_id"]) is None
