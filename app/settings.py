@@ -123,6 +123,11 @@ class IngestSettings(_Group):
     # worker: ~1,200 chunks per MB of plain text, ~0.1 s of embedding each on 2 cores.
     max_chunks: int = Field(5000, ge=1)
     max_attempts: int = Field(3, ge=1)
+    # Attempts lost to a worker's death are not the document's fault and do not count in
+    # max_attempts; a job lost more often than this fails (WORKER_CRASHED), so a document that
+    # kills its worker every time still ends. Above the handful of restarts an operator's
+    # deploys or an orchestrator's evictions cause during one long job.
+    max_crashes: int = Field(5, ge=0)
     backoff_base_s: float = 2.0
     lease_s: float = 300.0
     # A running job renews its lease and records progress at most this often (and at least

@@ -65,7 +65,7 @@ class Worker:
         if not getattr(self.deps.store, "exclusive", False):
             return 0
         with transaction(self.deps.sessions) as s:
-            taken = jobs.release_orphans(s)
+            taken = jobs.release_orphans(s, max_crashes=self.settings.max_crashes)
         if taken:
             log.warning("took back %d job(s) a previous process left running", taken)
         return taken
@@ -101,7 +101,8 @@ class Worker:
         if parked is not None:
             return self._process(*parked)
         with transaction(self.deps.sessions) as s:
-            job = jobs.claim_next(s, worker_id=self.worker_id, lease_s=self.settings.lease_s)
+            job = jobs.claim_next(s, worker_id=self.worker_id, lease_s=self.settings.lease_s,
+                                  max_crashes=self.settings.max_crashes)
         if job is not None:
             return self._process(job, None)
         parked = self._unpark(ended_only=False)

@@ -37,12 +37,19 @@ def _claimable(now: datetime):  # type: ignore[no-untyped-def]
     )
 
 
-def claim_next(session: Session, *, worker_id: str, lease_s: float) -> ClaimedJob | None:
+DEFAULT_MAX_CRASHES = 5  # ingest.max_crashes
+
+
+def claim_next(session: Session, *, worker_id: str, lease_s: float,
+               max_crashes: int = DEFAULT_MAX_CRASHES) -> ClaimedJob | None:
     """Claim one due job, or None. Commit right after so the claim is visible to others.
 
     Fair across clients: the client served longest ago (its latest claim) goes first, and
     within a client the oldest job; so one client's queue of uploads, or its large document
-    giving up its slice, never holds back another client's work."""
+    giving up its slice, never holds back another client's work.
+
+    A running job whose lease expired lost its attempt to its worker's death: the attempt is
+    given back and counted as a crash instead; past ``max_crashes`` the job fails."""
     now = utcnow()
     waiting = select(IngestionJob.client_id).where(_claimable(now))
     served = (select(IngestionJob.client_id,
@@ -52,7 +59,7 @@ def claim_next(session: Session, *, worker_id: str, lease_s: float) -> ClaimedJo
     for _ in range(5):
         candidate = session.execute(
             select(IngestionJob.id, IngestionJob.status, IngestionJob.attempts,
-                   IngestionJob.max_attempts, IngestionJob.lease_expires_at)
+                   IngestionJob.crashes)
             .join(served, served.c.client_id == IngestionJob.client_id)
             .where(_claimable(now))
             .order_by(served.c.served_at.asc().nulls_first(), IngestionJob.created_at,
@@ -60,16 +67,20 @@ def claim_next(session: Session, *, worker_id: str, lease_s: float) -> ClaimedJo
             .limit(1).with_for_update(skip_locked=True, of=IngestionJob)).first()
         if candidate is None:
             return None
-        job_id, status, attempts, max_attempts, lease = candidate
-        if status == "running" and attempts >= max_attempts:
-            # Its worker died on the last allowed attempt: stop here instead of looping forever.
-            fail(session, job_id=job_id, reason=_stopped(attempts, max_attempts, "lease expired"))
+        job_id, status, attempts, crashes = candidate
+        crashed = status == "running"  # its lease expired: its worker died mid-attempt
+        if crashed and crashes >= max_crashes:
+            # lost to a dying worker once too often: stop here instead of looping forever
+            fail(session, job_id=job_id, reason=_crashed(crashes + 1, "its lease expired"))
             continue
-        guard = (IngestionJob.status == status) & (IngestionJob.attempts == attempts)
+        guard = ((IngestionJob.status == status) & (IngestionJob.attempts == attempts)
+                 & (IngestionJob.crashes == crashes))
+        attempt = attempts if crashed else attempts + 1  # the lost attempt is given back
         won = session.execute(
             update(IngestionJob).where(IngestionJob.id == job_id, guard).values(
-                status="running", attempts=attempts + 1, worker_id=worker_id,
-                lease_expires_at=now + timedelta(seconds=lease_s), started_at=now, error=None)
+                status="running", attempts=attempt, crashes=crashes + crashed,
+                worker_id=worker_id, lease_expires_at=now + timedelta(seconds=lease_s),
+                started_at=now, error=None)
         ).rowcount
         if won == 1:
             job = session.get(IngestionJob, job_id)
@@ -77,7 +88,7 @@ def claim_next(session: Session, *, worker_id: str, lease_s: float) -> ClaimedJo
             session.execute(update(DocumentVersion).where(
                 DocumentVersion.id == job.version_pk, DocumentVersion.state == "queued"
             ).values(state="indexing"))
-            return ClaimedJob(job_id, job.client_id, job.version_pk, attempts + 1, max_attempts,
+            return ClaimedJob(job_id, job.client_id, job.version_pk, attempt, job.max_attempts,
                               worker_id, job.checkpoint)
     return None
 
@@ -87,9 +98,11 @@ def _owned(job_id: str, worker_id: str):  # type: ignore[no-untyped-def]
             & (IngestionJob.status == "running"))
 
 
-def _stopped(attempts: int, max_attempts: int, how: str) -> str:
-    """Why a job whose worker died on its last allowed attempt fails instead of looping."""
-    return (f"the worker stopped during attempt {attempts} of {max_attempts} ({how}); upload "
+def _crashed(times: int, how: str) -> str:
+    """Why a job whose worker kept dying fails instead of looping (WORKER_CRASHED)."""
+    return (f"WORKER_CRASHED: the worker stopped during this job {times} times ({how} the "
+            f"last time; at most {times - 1} are retried, EVIDENCE_INGEST__MAX_CRASHES): the "
+            "document may be what stops it — check the server's memory and logs, then upload "
             "the file again to retry")
 
 
@@ -194,16 +207,18 @@ def requeue_current_versions(session: Session, *, max_attempts: int) -> int:
     return len(rows)
 
 
-def release_orphans(session: Session) -> int:
-    """Every running job back to queued (due now), or failed if that was its last attempt.
+def release_orphans(session: Session, *, max_crashes: int = DEFAULT_MAX_CRASHES) -> int:
+    """Every running job back to queued (due now), its lost attempt given back and counted as
+    a crash (a server's death is not the document's fault); failed past ``max_crashes``.
     Only for a worker that knows it is alone: the embedded engine admits one process."""
     count = 0
     for job in session.scalars(select(IngestionJob).where(IngestionJob.status == "running")):
         count += 1
-        if job.attempts >= job.max_attempts:
-            fail(session, job_id=job.id,
-                 reason=_stopped(job.attempts, job.max_attempts, "taken back at start"))
+        if job.crashes >= max_crashes:
+            fail(session, job_id=job.id, reason=_crashed(job.crashes + 1, "taken back at start"))
             continue
+        job.crashes += 1
+        job.attempts = max(job.attempts - 1, 0)
         job.status, job.worker_id, job.lease_expires_at = "queued", None, None
         job.next_attempt_at = utcnow()
         job.error = "the previous process stopped during this job; taken back at start"

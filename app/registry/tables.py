@@ -148,6 +148,9 @@ class IngestionJob(Base):
     status: Mapped[str] = mapped_column(String(16), default="queued")
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     max_attempts: Mapped[int] = mapped_column(Integer, default=3)
+    # Attempts lost to a worker's death (its lease expired, or taken back at a restart): not
+    # the document's fault, so not counted in ``attempts``; bounded by ingest.max_crashes.
+    crashes: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     progress: Mapped[float] = mapped_column(Float, default=0.0)
     worker_id: Mapped[str | None] = mapped_column(String(100), nullable=True)

@@ -68,7 +68,10 @@ def test_a_dead_workers_job_is_claimed_again_after_its_lease(sessions) -> None:
         s.execute(update(IngestionJob).values(lease_expires_at=utcnow() - timedelta(seconds=1)))
     with transaction(sessions) as s:
         again = jobs.claim_next(s, worker_id="w2", lease_s=60)
-    assert again is not None and again.job_id == job_id and again.attempt == 2
+    # the dead worker's attempt is given back and counted as a crash instead
+    assert again is not None and again.job_id == job_id and again.attempt == 1
+    with transaction(sessions) as s:
+        assert s.get(IngestionJob, job_id).crashes == 1
     with transaction(sessions) as s:  # the dead worker's heartbeat no longer holds it
         assert not jobs.heartbeat(s, job_id=job_id, worker_id="dead", lease_s=60, progress=0.5)
         assert jobs.heartbeat(s, job_id=job_id, worker_id="w2", lease_s=60, progress=0.5)
@@ -97,17 +100,46 @@ def test_retry_backs_off_exponentially_then_fails_with_the_reason(sessions) -> N
         assert s.get(DocumentVersion, job.version_pk).state == "failed"
 
 
-def test_a_job_whose_worker_died_on_the_last_attempt_fails(sessions) -> None:
-    (job_id,) = _queue(sessions, max_attempts=1)
+def _die_holding(sessions, worker_id: str, max_crashes: int) -> jobs.ClaimedJob | None:  # type: ignore[no-untyped-def]
+    """Claim the due job as ``worker_id``, then let its lease run out as a dead worker's."""
     with transaction(sessions) as s:
-        jobs.claim_next(s, worker_id="dead", lease_s=60)
+        claimed = jobs.claim_next(s, worker_id=worker_id, lease_s=60, max_crashes=max_crashes)
         s.flush()
         s.execute(update(IngestionJob).values(lease_expires_at=utcnow() - timedelta(seconds=1)))
+    return claimed
+
+
+def test_a_crash_is_not_an_attempt_but_crashes_are_bounded(sessions) -> None:
+    """max_attempts 1 and three worker deaths: each death's attempt is given back (the job is
+    claimed again as attempt 1) until the crashes pass max_crashes = 2: then it fails, saying
+    so. One crash fewer and it would have been claimed again."""
+    (job_id,) = _queue(sessions, max_attempts=1)
+    claims = [_die_holding(sessions, f"dead{n}", max_crashes=2) for n in range(3)]
+    assert [c.attempt for c in claims if c is not None] == [1, 1, 1]
     with transaction(sessions) as s:
-        assert jobs.claim_next(s, worker_id="w2", lease_s=60) is None
+        assert s.get(IngestionJob, job_id).crashes == 2 and s.get(
+            IngestionJob, job_id).status == "running"
+        assert jobs.claim_next(s, worker_id="w", lease_s=60, max_crashes=2) is None
     with transaction(sessions) as s:
         job = s.get(IngestionJob, job_id)
-        assert job.status == "failed" and "lease expired" in job.error
+        assert job.status == "failed" and job.error.startswith("WORKER_CRASHED")
+        assert "3 times" in job.error and "lease expired" in job.error
+
+
+def test_jobs_taken_back_at_start_are_not_attempts_and_fail_past_the_crash_bound(
+        sessions) -> None:
+    first, second = _queue(sessions, n=2, max_attempts=1)
+    with transaction(sessions) as s:
+        jobs.claim_next(s, worker_id="dead", lease_s=60)
+        jobs.claim_next(s, worker_id="dead", lease_s=60)
+        s.get(IngestionJob, second).crashes = 1
+    with transaction(sessions) as s:
+        assert jobs.release_orphans(s, max_crashes=1) == 2
+    with transaction(sessions) as s:
+        kept, failed = s.get(IngestionJob, first), s.get(IngestionJob, second)
+        assert (kept.status, kept.attempts, kept.crashes) == ("queued", 0, 1)
+        assert failed.status == "failed" and "taken back at start" in failed.error
+        assert jobs.claim_next(s, worker_id="w", lease_s=60).attempt == 1
 
 
 def test_an_older_version_finishing_late_never_becomes_current(sessions) -> None:
