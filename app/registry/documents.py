@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
+import threading
 import unicodedata
 import uuid
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import Select, and_, func, select
+from sqlalchemy import Select, and_, func, select, text
 from sqlalchemy.orm import Session, aliased
 
 from app.errors import BadRequest, NotFound
@@ -38,6 +41,62 @@ def validate_document_id(document_id: str) -> str:
     return document_id
 
 
+class _KeyedLocks:
+    """A lock per key, made while someone holds or waits for it and dropped after."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._locks: dict[tuple[str, ...], list] = {}  # key → [lock, holders and waiters]
+
+    @contextmanager
+    def hold(self, key: tuple[str, ...]) -> Iterator[None]:
+        with self._guard:
+            entry = self._locks.setdefault(key, [threading.Lock(), 0])
+            entry[1] += 1
+        try:
+            with entry[0]:
+                yield
+        finally:
+            with self._guard:
+                entry[1] -= 1
+                if not entry[1]:
+                    del self._locks[key]
+
+
+_UPLOAD_TURNS = _KeyedLocks()
+
+
+def upload_key(document_id: str | None, filename: str) -> str:
+    """What parallel uploads race for: the document id named, else the file name's readable
+    stem (every name-made id of that file name starts with it)."""
+    if document_id:
+        return f"id:{document_id}"
+    slug = _slug(filename)
+    return "name:" + (slug.rpartition(".")[0] or slug)
+
+
+@contextmanager
+def upload_turn(client_id: str, key: str) -> Iterator[None]:
+    """Parallel uploads of one document — one id, or one file name without an id — take
+    turns in this process, so each registers once, after the one before, instead of racing for
+    the version number or the free name and starting over until the retries run out (3 of 96
+    such uploads got 409). Across processes the registry's lock does the same
+    (``register_upload``)."""
+    with _UPLOAD_TURNS.hold((client_id, key)):
+        yield
+
+
+def _take_upload_turn(session: Session, client_id: str, key: str) -> None:
+    """PostgreSQL: a transaction-scoped advisory lock on the upload's key, so uploads of one
+    document from several API processes wait for each other (released at commit or rollback).
+    SQLite has one writer at a time anyway."""
+    if session.get_bind().dialect.name != "postgresql":
+        return
+    digest = hashlib.blake2b(f"{client_id}\0{key}".encode(), digest_size=8).digest()
+    session.execute(text("SELECT pg_advisory_xact_lock(:key)"),
+                    {"key": int.from_bytes(digest, "big", signed=True)})
+
+
 def register_upload(session: Session, *, client_id: str, document_id: str | None, kind: str,
                     filename: str, mime_type: str, content: bytes, sha256: str,
                     canonical_metadata: dict, source: str | None, path: str | None,
@@ -47,6 +106,7 @@ def register_upload(session: Session, *, client_id: str, document_id: str | None
     The same bytes uploaded again while their version is queued, indexing or published give
     back that version rather than a duplicate.
     """
+    _take_upload_turn(session, client_id, upload_key(document_id, filename))
     if not document_id:  # the same bytes again, without an id: that version, not a copy
         twin = _live_twin(session, client_id=client_id, sha256=sha256)
         if twin is not None:

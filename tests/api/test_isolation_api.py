@@ -205,11 +205,11 @@ def test_parallel_same_name_uploads_without_an_id_make_distinct_documents(
     """Each upload's name-made id is its own document: never a version of another's file."""
     with live_server(tmp_path, fake_models(), db_url=db_url) as server:
         key = server.keys["acme"]
-        answers = _parallel_uploads(server.url, key, 16, lambda i: {
+        answers = _parallel_uploads(server.url, key, 96, lambda i: {
             "files": {"file": ("same-name.txt", f"file number {i}".encode())}})
         ids = [r.json()["document_id"] for r in answers]
-        assert len(set(ids)) == 16 and {r.json()["version_id"] for r in answers} == {"v1"}
-        assert set(ids) == {"same-name.txt"} | {f"same-name-{n}.txt" for n in range(2, 17)}
+        assert len(set(ids)) == 96 and {r.json()["version_id"] for r in answers} == {"v1"}
+        assert set(ids) == {"same-name.txt"} | {f"same-name-{n}.txt" for n in range(2, 97)}
 
 
 @pytest.mark.parametrize("existing", [False, True])
@@ -222,14 +222,14 @@ def test_parallel_uploads_to_one_document_id_each_get_their_own_version(
                                files={"file": ("m.txt", b"version zero")},
                                data={"document_id": "memo"})
             assert first.status_code == 202
-        answers = _parallel_uploads(server.url, key, 16, lambda i: {
+        answers = _parallel_uploads(server.url, key, 50, lambda i: {
             "files": {"file": ("m.txt", f"version {i + 1}".encode())},
             "data": {"document_id": "memo"}})
         offset = 1 if existing else 0
         assert sorted(int(r.json()["version_id"][1:]) for r in answers) == list(
-            range(1 + offset, 17 + offset))
+            range(1 + offset, 51 + offset))
         doc = httpx.get(f"{server.url}/documents/memo", headers={"X-API-Key": key}).json()
-        assert doc["version_count"] == 16 + offset
+        assert doc["version_count"] == 50 + offset
 
 
 # 5. No 500 from input; an unexpected error keeps the connection usable.

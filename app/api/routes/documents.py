@@ -52,12 +52,15 @@ def upload_document(
                               details={"limit_bytes": limit})
     limits = runtime.settings.limits.metadata()
     custom = parse_metadata_field(metadata, limits)
-    # Parallel uploads to one document_id race for its next version number: the loser of
-    # a race registers again (commit_with_retry), so each gets its own version, no gaps.
-    upload = commit_with_retry(session, lambda: accept_upload(
-        session, settings=runtime.settings.ingest, limits=limits, client_id=client.id,
-        filename=file.filename or "upload", content=content, document_id=document_id or None,
-        custom=custom, source=source, path=path), what="this upload")
+    # Parallel uploads of one document (one id, or one file name without an id) take turns,
+    # so each gets its own version or name, no gaps; a race the turns cannot see (two names
+    # with one readable id) registers again (commit_with_retry).
+    filename = file.filename or "upload"
+    with docs_registry.upload_turn(client.id, docs_registry.upload_key(document_id, filename)):
+        upload = commit_with_retry(session, lambda: accept_upload(
+            session, settings=runtime.settings.ingest, limits=limits, client_id=client.id,
+            filename=filename, content=content, document_id=document_id or None,
+            custom=custom, source=source, path=path), what="this upload")
     wake = getattr(request.app.state, "wake_worker", None)
     if wake is not None:
         wake()
