@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -10,6 +11,7 @@ from app.errors import ExtractionError
 from app.limits import OcrBounds
 from ingest.extract.ocr import OcrReport, engine_for, read_page
 from ingest.extract.types import Block, ExtractedText
+from ingest.extract.wordshare import garbled, word_share
 
 # A page's text layer is readable when most of it is letters, digits, spaces or common
 # punctuation (pdfminer writes "(cid:12)" for glyphs it cannot map); on a page that holds an
@@ -35,6 +37,49 @@ def needs_ocr(text: str, has_image: bool) -> bool:
     if readable(text):
         return has_image and len(text.strip()) < MIN_TEXT_CHARS
     return has_image or bool(text.strip())
+
+
+# the operators that show text (Tj, TJ, and ' or " after a string): a page without any has no
+# text layer, whatever fonts it declares or empty text objects it opens (reportlab opens one)
+SHOWS_TEXT = re.compile(rb"(?<![A-Za-z0-9])T[jJ](?![A-Za-z0-9])|[)\]]\s*['\"]")
+
+
+def image_only(page: Any) -> bool:
+    """Whether a page is certainly a scan, without laying it out: it places image XObjects
+    (no form XObjects, whose insides are not looked into) and its content streams never show
+    text, so it has no text layer at all. Only decompression and a byte search: a
+    fraction of what reading the page costs."""
+    from pdfminer.pdftypes import resolve1
+
+    resources = resolve1(page.page_obj.resources) or {}
+    objects = resolve1(resources.get("XObject")) if isinstance(resources, dict) else None
+    if not isinstance(objects, dict) or not objects:
+        return False
+    for ref in objects.values():
+        subtype = getattr(resolve1(ref), "attrs", {}).get("Subtype")
+        if getattr(subtype, "name", subtype) != "Image":
+            return False
+    for stream in page.page_obj.contents or []:
+        data = resolve1(stream)
+        if data is None or SHOWS_TEXT.search(data.get_data()):
+            return False
+    return True
+
+
+def _check_ocr_pages(pdf: Any, filename: str, settings: OcrBounds) -> None:
+    """Refuse a PDF with more scanned pages than OCR reads before its first page is OCRed
+    (a 2,000-page scan used to OCR 300 pages, ~6 minutes, before it failed)."""
+    scans = 0
+    for page in pdf.pages:
+        scans += image_only(page)
+        if scans > settings.max_pages:
+            break
+    if scans > settings.max_pages:
+        raise ExtractionError(
+            f"{filename} has more than {settings.max_pages:,} pages without a text layer "
+            f"(counted before any was read); OCR reads at most "
+            f"{settings.max_pages:,} per document (EVIDENCE_INGEST__OCR_MAX_PAGES): split the "
+            "scan", code="OCR_TOO_MANY_PAGES")
 
 
 def _render(page: Any, settings: OcrBounds) -> Any:
@@ -71,14 +116,22 @@ def extract_pdf(content: bytes, filename: str,
     engine = engine_for(settings.engine)
     report = OcrReport(engine.name if engine else "", [], [])
     native = 0
+    garbled_pages: list[tuple[int, float]] = []  # (page, word share) of layers kept garbled
     try:
         with pdf:
             meta = pdf.metadata or {}
             if on_page is not None:  # the page count, before the first (perhaps slow) page
                 on_page(0, len(pdf.pages))
+            if engine is not None:
+                _check_ocr_pages(pdf, filename, settings)
             for number, page in enumerate(pdf.pages, start=1):
                 text = (page.extract_text() or "").strip()
-                if not needs_ocr(text, bool(page.images)):  # born-digital: never OCRed
+                has_image = bool(page.images)
+                share = garbled(text)  # a layer of letters but hardly any words
+                if share is not None and not (has_image and engine is not None):
+                    garbled_pages.append((number, share))  # kept, with a warning
+                    share = None
+                if share is None and not needs_ocr(text, has_image):  # never OCRed
                     if text:
                         blocks.append(Block(text=text, page=number))
                         native += 1
@@ -100,6 +153,9 @@ def extract_pdf(content: bytes, filename: str,
                             code="OCR_TOO_MANY_PAGES")
                     read = read_page(engine, _render(page, settings), number, settings,
                                      report, filename)
+                    if share is not None and (word_share(read or "") or 0.0) <= share:
+                        garbled_pages.append((number, share))  # OCR read no better
+                        read = None
                     if read or text:
                         blocks.append(Block(text=read or text, page=number))
                 if on_page is not None:
@@ -118,6 +174,15 @@ def extract_pdf(content: bytes, filename: str,
         quality = {"text_extraction": "mixed" if native else "ocr", "ocr_used": True,
                    "ocr_engine": report.engine}
         warnings.extend(report.warnings(settings.low_confidence))
+    if garbled_pages:
+        quality["garbled_text_pages"] = [n for n, _ in garbled_pages]
+        shown = ", ".join(f"{n} ({share:.0%})" for n, share in garbled_pages[:10])
+        warnings.append(
+            f"the text layer of page(s) {shown}{' …' if len(garbled_pages) > 10 else ''} is "
+            "hardly words (share of known words in brackets): garbage from a broken font or a "
+            "scanner's failed OCR, or a language English word lists barely cover; indexed as "
+            "it is" + ("" if engine is not None else
+                       " (no OCR engine to read the pages' images instead)"))
     return ExtractedText(blocks=blocks, title=title or None, page_count=page_count,
                          warnings=warnings, quality=quality,
                          extra={k.lower(): v for k, v in meta.items()

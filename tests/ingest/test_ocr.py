@@ -149,3 +149,38 @@ def test_a_corrupt_image_and_ocr_off_fail_with_a_reason() -> None:
         extract("pdf", scanned_pdf([scan_image(INVOICE)]), "scan.pdf",
                 ocr=OcrBounds(engine="off"))
     assert "no OCR engine is available (EVIDENCE_INGEST__OCR_ENGINE=off)" in err.value.message
+
+
+@pytest.mark.parametrize("scans, refused", [(2, False), (3, True)])
+def test_scanned_pages_over_the_bound_are_refused_before_any_ocr(
+        monkeypatch: pytest.MonkeyPatch, scans: int, refused: bool) -> None:
+    """max_pages 2: a PDF of 3 scans (and a born-digital page) fails before its first page is
+    OCRed; one of 2 scans is read."""
+    from ingest.extract import pdf as pdf_module
+
+    read: list[int] = []
+    monkeypatch.setattr(pdf_module, "read_page",
+                        lambda _e, _img, number, *a, **k: read.append(number) or f"p{number}")
+    pages: list[object] = ["A born-digital cover page about the quarterly audit."]
+    pages += [scan_image([f"page {i}"], size=(200, 150)) for i in range(scans)]
+    bounds = OcrBounds(engine="rapidocr", max_pages=2)
+    if refused:
+        with pytest.raises(ExtractionError) as err:
+            extract("pdf", scanned_pdf(pages), "long.pdf", ocr=bounds)
+        assert err.value.code == "OCR_TOO_MANY_PAGES" and "more than 2 pages" in err.value.message
+        assert read == []  # refused up front
+    else:
+        result = extract("pdf", scanned_pdf(pages), "ok.pdf", ocr=bounds)
+        assert read == [2, 3] and [b.page for b in result.blocks] == [1, 2, 3]
+
+
+def test_only_pages_with_images_and_no_font_count_as_scans() -> None:
+    import io
+
+    import pdfplumber
+
+    from ingest.extract.pdf import image_only
+
+    pdf = scanned_pdf(["text", scan_image(["scan"], size=(200, 150))])
+    with pdfplumber.open(io.BytesIO(pdf)) as opened:
+        assert [image_only(p) for p in opened.pages] == [False, True]

@@ -109,9 +109,8 @@ def _dimension_bomb(rows: int) -> bytes:
 
 @pytest.mark.parametrize("wide_rows", [0, 2000])
 def test_a_sheet_costs_its_cells_not_its_declared_dimension(wide_rows: int) -> None:
-    import time
-
     import io
+    import time
     import zipfile
 
     content = _dimension_bomb(wide_rows)
