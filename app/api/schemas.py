@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
@@ -21,6 +22,8 @@ from pydantic import (
 
 from app.formats import KINDS
 from app.limits import is_valid_utf8
+from app.search.facets import FACET_KEY_PATTERN
+from app.search.filters import FILTER_KEY_PATTERN, MAX_FILTER_KEYS
 from app.search.service import MAX_WINDOW
 
 MAX_QUERY_CHARS = 4000
@@ -163,6 +166,17 @@ class CanonicalMetadata(BaseModel):
     custom: dict[str, Any] = Field(default_factory=dict)
 
 
+def _integral(value: object) -> object:
+    """JSON Schema's integer: a number with no fractional part, 10.0 too (the spec's readers
+    send it); still strict, so "10" or true stay 422s."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+JsonInteger = Annotated[int, BeforeValidator(_integral)]
+
+
 class SearchRequest(BaseModel):
     # strict: `alpha: true` or `"0.5"`, `rerank: "yes"` are 422s, never quietly converted
     model_config = ConfigDict(extra="forbid", strict=True,
@@ -184,7 +198,8 @@ class SearchRequest(BaseModel):
     # Nullable on purpose: a generated client (openapi-python-client) then passes a plain dict
     # through as it is, where a plain object type would demand its generated model class.
     filters: dict[str, FilterValue] | None = Field(
-        default_factory=dict,
+        default_factory=dict, json_schema_extra={
+            "propertyNames": {"pattern": FILTER_KEY_PATTERN}, "maxProperties": MAX_FILTER_KEYS},
         description="Exact filters: a reserved key (document_id, version_id, kind, source) or "
                     "a dotted metadata key (custom.project, entities.persons) → a value or a "
                     "list of values (any of). They narrow the candidates, never the rank. "
@@ -201,14 +216,15 @@ class SearchRequest(BaseModel):
         description="Up to 10 document_ids: meta.diagnostics says, for this very search, "
                     "whether each was shown and, if not, why (a floor, the window, a filter, "
                     "its versions, not published, not found)", examples=[["travel-policy.pdf"]])
-    facets: list[Annotated[str, Field(max_length=200)]] | None = Field(
+    facets: list[Annotated[str, Field(
+            max_length=200, json_schema_extra={"pattern": FACET_KEY_PATTERN})]] | None = Field(
         None, max_length=10,
         description="Up to 10 keys (kind, source, custom.<key>, document.<key>, "
                     "entities.<group>): meta.facets counts, over every Document Version the "
                     "answer ranks (not only this page), how many hold each value (top 20)",
         examples=[["kind", "entities.organizations"]])
-    offset: int = Field(0, ge=0, le=MAX_WINDOW, description="offset + limit ≤ 200")
-    limit: int = Field(10, ge=1, le=MAX_WINDOW, description="Document Versions per page")
+    offset: JsonInteger = Field(0, ge=0, le=MAX_WINDOW, description="offset + limit ≤ 200")
+    limit: JsonInteger = Field(10, ge=1, le=MAX_WINDOW, description="Document Versions per page")
     explain: bool = Field(False, description="Add per-lane scores and ranks to each item")
 
     @field_validator("query")

@@ -19,6 +19,9 @@ from app.leaves import GROUPS, KEY_RE, Leaf, leaves_of
 MAX_FACETS = 10
 TOP_VALUES = 20
 FACET_RESERVED = ("kind", "source")
+# What check_facets accepts, for the spec (a Unicode-aware reader: \w as Python reads it)
+FACET_KEY_PATTERN = (f"^({'|'.join(FACET_RESERVED)}|({'|'.join(GROUPS)})"
+                     r"(\.[\w-]+)+)$")
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,11 @@ from app.store.base import Alternatives, Bounds
 from app.store.payload import DAY_TREE, ENTITY_DAYS, ENTITY_MONEY, day_number
 
 RESERVED = ("document_id", "version_id", "kind", "source")
+# What parse_filters accepts as a key, for the spec (\w as Python reads it): a reserved key, a
+# dotted metadata key of a group, or an entity group. Whether a client holds the key is data
+GROUP_KEYS = "|".join(g for g in GROUPS if g != "entities")
+FILTER_KEY_PATTERN = (f"^({'|'.join(RESERVED)}|({GROUP_KEYS})(\\.[\\w-]+)+"
+                      f"|entities\\.({'|'.join(ENTITY_GROUPS)}))$")
 # each reserved key's ChunkFilter field (and registry.versions_by_keys argument)
 RESERVED_FIELDS = {"document_id": "document_ids", "version_id": "version_ids",
                    "kind": "kinds", "source": "sources"}
@@ -44,7 +49,8 @@ def _filter_type(value: Any) -> str | None:
 
 
 def _unknown(key: str, message: str, code: str, known: Any) -> BadRequest:
-    nearest = difflib.get_close_matches(key, list(known), n=3, cutoff=0.6)
+    # unique: a key can be both a standard one and one discovery saw
+    nearest = difflib.get_close_matches(key, list(dict.fromkeys(known)), n=3, cutoff=0.6)
     hint = f"; did you mean {', '.join(nearest)}?" if nearest else ""
     return BadRequest(f"filter {key!r}: {message}{hint}", code=code,
                       details={"key": key, "nearest": nearest})

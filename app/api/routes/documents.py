@@ -19,13 +19,22 @@ from app.api.schemas import (
     error_responses,
 )
 from app.errors import PayloadTooLarge
+from app.formats import SUPPORTED
 from app.registry import documents as docs_registry
 from app.registry import jobs as jobs_registry
 from app.registry.database import commit_with_retry, scrub_deleted
-from app.registry.documents import SortKey
-from app.uploads import accept_upload, parse_metadata_field
+from app.registry.documents import DOCUMENT_ID_RE, SortKey
+from app.uploads import (
+    MAX_PATH_CHARS,
+    MAX_SOURCE_CHARS,
+    accept_upload,
+    parse_metadata_field,
+)
 
 router = APIRouter(tags=["documents"])
+# The spec says what the server checks: the kinds from the one table, the id by its one rule
+UPLOAD_FORMATS = "The file; by extension: " + ", ".join(sorted(SUPPORTED))
+DOCUMENT_ID_PATTERN = f"^({DOCUMENT_ID_RE.pattern})?$"  # empty: no id, as if absent
 MAX_LIST_OFFSET = 10_000_000  # far past any listing, well inside the registry's integers
 MAX_LIST_FILTERS = 100  # values per filter
 
@@ -35,13 +44,17 @@ MAX_LIST_FILTERS = 100  # values per filter
 def upload_document(
     request: Request, runtime: RuntimeDep, session: SessionDep, client: PublishingClientDep,
     # format binary: OpenAPI 3.0 style, so generated clients send a file, not a string
-    file: Annotated[UploadFile, File(description="PDF, DOCX, HTML, Markdown or text",
+    file: Annotated[UploadFile, File(description=UPLOAD_FORMATS,
                                      json_schema_extra={"format": "binary"})],
-    document_id: Annotated[str | None, Form()] = None,
+    document_id: Annotated[str | None, Form(
+        description="the document this upload is a new version of (made if new); absent or "
+                    "empty: a new document named after the file",
+        json_schema_extra={"pattern": DOCUMENT_ID_PATTERN, "maxLength": 200})] = None,
     metadata: Annotated[str | None, Form(description="a JSON object → canonical_metadata.custom")]
     = None,
-    source: Annotated[str | None, Form()] = None,
-    path: Annotated[str | None, Form()] = None,
+    source: Annotated[str | None, Form(json_schema_extra={"maxLength": MAX_SOURCE_CHARS})]
+    = None,
+    path: Annotated[str | None, Form(json_schema_extra={"maxLength": MAX_PATH_CHARS})] = None,
 ) -> UploadAccepted:
     """Queue a new version of a document (a new document unless ``document_id`` names one)."""
     limit = runtime.settings.ingest.max_upload_bytes
