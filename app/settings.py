@@ -98,9 +98,11 @@ class SearchSettings(_Group):
     # client's counts alone). Chosen by cross-validation on SciFact (docs/BENCHMARKS.md).
     bm25_prior_chunks: float = Field(1000.0, ge=0.0, le=1e7)
     # The entity lane's weight in the fusion (a query naming an amount, day or id: the chunks
-    # holding it exactly; app/search/lanes.py entity_lane). 0: off. Chosen on the judged entity
+    # holding it exactly; app/search/lanes.py entity_lane). 0: off. It sits on the words side,
+    # scaled by 1 - alpha as BM25 is (app/search/fusion.py): 2.0 gives it at the default alpha
+    # 0.5 exactly the weight 1.0 had before it was scaled, the one chosen on the judged entity
     # queries of tests/search/entity_queries.py (docs/BENCHMARKS.md).
-    entity_weight: float = Field(1.0, ge=0.0, le=10.0)
+    entity_weight: float = Field(2.0, ge=0.0, le=20.0)
     # Searches served at once (their worker threads); unset: one per core. More only queue
     # on the interpreter's lock, which the engine holds too: at 50 clients on 2 cores, 63
     # req/s in FastAPI's 40 shared threads against 82 in 2 or 4 (docs/BENCHMARKS.md).

@@ -29,7 +29,7 @@ def main() -> None:
             running_service(Path(tmp), models, entities=True) as s:
         for doc_id, text in DOCUMENTS.items():
             s.ingest(f"{doc_id}.txt", text, document_id=doc_id)
-        for weight in (0.0, 0.5, 1.0):
+        for weight in (0.0, 1.0, 2.0):  # scaled by 1 - alpha: 2.0 at alpha 0.5 is 1.0 unscaled
             s.runtime.settings.search.entity_weight = weight
             hits: dict[str, list[bool]] = defaultdict(list)
             for query, expected, shape in QUERIES:

@@ -1,6 +1,7 @@
 """Alpha-weighted reciprocal-rank fusion.
 
     fused(c) = alpha / (k + rank_dense(c)) + (1 - alpha) / (k + rank_sparse(c))
+               + (1 - alpha) * entity_weight / (k + rank_entity(c))
 
 with ranks starting at 1 within each lane (after its floor), k from the settings (``rrf_k``: 2,
 chosen by cross-validation; RRF_K = 60 is Cormack, Clarke & Büttcher's 2009 value, the default
@@ -38,14 +39,16 @@ def fuse(dense: list[Candidate], sparse: list[Candidate], *, alpha: float,
          k: int = RRF_K, entity: Sequence[Candidate] = (),
          entity_weight: float = 0.0) -> list[Candidate]:
     """Merge the ranked lanes into one list ordered by fused score, then chunk id. The entity
-    lane (a query naming an amount, day or id) adds ``entity_weight / (k + rank)``."""
+    lane (a query naming an amount, day or id) is exact matching, so it sits on the words side
+    with BM25: it adds ``(1 - alpha) * entity_weight / (k + rank)`` — nothing at alpha 1 (dense
+    alone, as the contract says), its whole weight at alpha 0."""
     return _combine(
         dense, sparse,
         {c.point_id: alpha / (k + c.dense_rank) for c in dense if c.dense_rank is not None},
         {c.point_id: (1.0 - alpha) / (k + c.sparse_rank) for c in sparse
          if c.sparse_rank is not None}, entity=entity,
-        entity_part={c.point_id: entity_weight / (k + c.entity_rank) for c in entity
-                     if c.entity_rank is not None})
+        entity_part={c.point_id: (1.0 - alpha) * entity_weight / (k + c.entity_rank)
+                     for c in entity if c.entity_rank is not None})
 
 
 def fuse_relative_scores(dense: list[Candidate], sparse: list[Candidate], *,
@@ -66,13 +69,14 @@ def fuse_dbsf(dense: list[Candidate], sparse: list[Candidate], *,
 def _score_fusion(dense: list[Candidate], sparse: list[Candidate], alpha: float,
                   scale: Callable[[dict[str, float | None]], dict[str, float]],
                   entity: Sequence[Candidate], entity_weight: float) -> list[Candidate]:
-    """An entity match scores as a lane whose candidates all score the same: its full weight."""
+    """An entity match scores as a words-side lane whose candidates all score the same:
+    ``(1 - alpha) * entity_weight``."""
     dense_scaled = scale({c.point_id: c.dense_score for c in dense})
     sparse_scaled = scale({c.point_id: c.sparse_score for c in sparse})
     return _combine(dense, sparse, {i: alpha * v for i, v in dense_scaled.items()},
                     {i: (1.0 - alpha) * v for i, v in sparse_scaled.items()},
                     dense_scaled, sparse_scaled, entity=entity,
-                    entity_part={c.point_id: entity_weight for c in entity})
+                    entity_part={c.point_id: (1.0 - alpha) * entity_weight for c in entity})
 
 
 def _combine(dense: list[Candidate], sparse: list[Candidate], dense_part: dict[str, float],

@@ -43,6 +43,12 @@ def entity_lane(store: VectorStore, query: list[float] | SparseVec, flt: ChunkFi
     holding = replace(flt, metadata=flt.metadata + (((ENTITY_KEYS, keys),),))
     ask = store.query_sparse if isinstance(query, SparseVec) else store.query_dense
     hits = ask(query, holding, depth, fields=(*LANE_FIELDS, ENTITY_KEYS))  # type: ignore[arg-type]
+    if isinstance(query, SparseVec) and len(hits) < depth:
+        # BM25 only returns chunks sharing a word with the query: "10000 dollars" shares none
+        # with "$10,000.00". The entity is the match, so the rest are read by the filter alone
+        seen = {h.id for h in hits}
+        hits = hits + [h for h in store.scroll(holding, depth) if h.id not in seen][
+            :depth - len(hits)]
     wanted = set(keys)
     ordered = sorted(enumerate(hits), key=lambda ih: (
         -len(wanted.intersection(ih[1].payload.get(ENTITY_KEYS) or ())), ih[0]))

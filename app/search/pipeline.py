@@ -194,7 +194,9 @@ class SearchEngine:
         if vector is not None:
             run("dense", vector)
         clock.lap("dense")
-        if plan.entity_keys and (vector is not None or sparse_vector is not None):
+        # exact matching, the words side: not at alpha 1, which is the dense lane alone
+        if plan.entity_keys and plan.alpha < 1.0 and (vector is not None
+                                                     or sparse_vector is not None):
             run("entity", vector if vector is not None else sparse_vector)
             clock.lap("entity")
         fuser = FUSERS[plan.fusion]

@@ -58,3 +58,24 @@ def test_entity_facets_count_the_versions_holding_each_value(svc: Service) -> No
                       facets=["entities.account_numbers"]).json()
     counts = {v["value"]: v["count"] for v in body["meta"]["facets"]["entities.account_numbers"]}
     assert counts == {"ACCT-998877": 1, "ACCT-998870": 1}
+
+
+def test_alpha_one_is_the_dense_lane_alone_even_for_an_id(svc: Service) -> None:
+    """The contract: alpha 1 is dense-only retrieval, so no entity (or BM25) contribution."""
+    body = svc.search(query="ACCT 998877", alpha=1.0, explain=True).json()
+    assert body["meta"]["retrieval"]["lanes"] == ["dense"]
+    for row in body["results"]:
+        assert "entity" not in {c["lane"] for c in row["retrieval_contributions"]}
+        for item in row["content_evidence"]["items"]:
+            assert item["scores"].get("entity_rank") is None
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.01, 0.5])
+def test_an_amount_with_no_word_in_common_is_found_by_words_side_alphas(
+        svc: Service, alpha: float) -> None:
+    """ "10000 dollars" shares no word with "$10,000.00": the entity lane finds it by the value,
+    at alpha 0 too (it sits on the words side, weighted 1 - alpha)."""
+    body = svc.search(query="10000 dollars", alpha=alpha, explain=True).json()
+    ids = [r["document_version"]["document_id"] for r in body["results"]]
+    assert ids and ids[0] == "wire", (alpha, ids)
+    assert "entity" in body["meta"]["retrieval"]["lanes"]
