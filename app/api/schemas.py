@@ -344,10 +344,14 @@ class ResultRow(BaseModel):
     metadata_evidence: MetadataEvidence
 
 
+# Every content lane a search can run (app/search/service.LANE_ORDER; a test holds them equal)
+ContentLane = Literal["dense", "sparse", "entity"]
+
+
 class LaneExplain(BaseModel):
     """With ``explain``: what a content lane's score floor did to its candidates."""
 
-    lane: Literal["dense", "sparse", "entity"]
+    lane: ContentLane
     floor: float | None = Field(description="The lane's score floor; null: none applied")
     fetched: int = Field(description="Candidate chunks the lane fetched")
     kept: int = Field(description="Candidates at or over the floor")
@@ -356,10 +360,11 @@ class LaneExplain(BaseModel):
 
 
 class LaneDiagnosis(BaseModel):
-    lane: Literal["dense", "sparse"]
+    lane: ContentLane
     chunk_id: str | None = Field(description="The document's best chunk in this lane; null: "
                                              "the lane does not find it at all")
-    score: float | None = Field(description="Its raw score (cosine, or BM25)")
+    score: float | None = Field(description="Its raw score (cosine, BM25, or for the entity "
+                                            "lane how many of the query's entities it holds)")
     rank: int | None = Field(description="Its rank among the chunks this search could see, "
                                          "within the depth the lane searched")
     beyond: int | None = Field(description="Else: ranked beyond this depth")

@@ -26,7 +26,7 @@ from app.search.lanes import LANE_FIELDS
 from app.search.types import LaneResult
 from app.store import ChunkFilter, StoredHit, VectorStore
 from app.store.base import FAR_FUTURE
-from app.store.payload import CHUNK_INDEX, DOCUMENT_ID, VERSION_ID, chunk_ref
+from app.store.payload import CHUNK_INDEX, DOCUMENT_ID, ENTITY_KEYS, VERSION_ID, chunk_ref
 
 MAX_DIAGNOSED = 10
 STATUSES = ("SHOWN", "OUTSIDE_WINDOW", "BELOW_FLOOR", "NOT_RETRIEVED", "FILTERED_OUT",
@@ -35,7 +35,7 @@ STATUSES = ("SHOWN", "OUTSIDE_WINDOW", "BELOW_FLOOR", "NOT_RETRIEVED", "FILTERED
 
 @dataclass(frozen=True)
 class LaneLook:
-    lane: str  # dense | sparse
+    lane: str  # dense | sparse | entity (app/search/service.LANE_ORDER)
     chunk_id: str | None  # the document's best chunk in this lane, None: no match at all
     score: float | None
     rank: int | None  # among the chunks this search could see, when within the lane's depth
@@ -70,6 +70,7 @@ class SearchContext:
     dense_vector: list[float] | None
     sparse_vector: SparseVec | None
     lanes: Mapping[str, LaneResult]  # as the search last asked them: floor, depth, fetched
+    entity_keys: tuple[str, ...] = ()  # the amounts, days and ids the query names
 
 
 def diagnose(session: Session, store: VectorStore, ctx: SearchContext,
@@ -79,12 +80,22 @@ def diagnose(session: Session, store: VectorStore, ctx: SearchContext,
     return [_one(session, store, ctx, lane_ranks, d) for d in dict.fromkeys(document_ids)]
 
 
+ENTITY_LOOK_DEPTH = 50  # a document's chunks holding the query's entities, read to find its best
+
+
 def _query(store: VectorStore, ctx: SearchContext, lane: str, flt: ChunkFilter,
            limit: int) -> list[StoredHit]:
     if lane == "dense" and ctx.dense_vector is not None:
         return store.query_dense(ctx.dense_vector, flt, limit, fields=LANE_FIELDS)
     if lane == "sparse" and ctx.sparse_vector is not None:
         return store.query_sparse(ctx.sparse_vector, flt, limit, fields=LANE_FIELDS)
+    if lane == "entity" and ctx.entity_keys:
+        # its score: how many of the query's entities the chunk holds (the lane's own order)
+        holding = replace(flt, metadata=flt.metadata + (((ENTITY_KEYS, ctx.entity_keys),),))
+        wanted = set(ctx.entity_keys)
+        hits = [replace(h, score=float(len(wanted & set(h.payload.get(ENTITY_KEYS) or ()))))
+                for h in store.scroll(holding, ENTITY_LOOK_DEPTH)]
+        return sorted(hits, key=lambda h: -h.score)[:limit]
     return []
 
 

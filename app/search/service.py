@@ -137,12 +137,13 @@ class SearchService:
         outcome = None
         unfiltered_content: Sequence[VersionKey] | None = None
         lower_bound, reranked, reranked_count = False, False, 0
+        entity_keys = (tuple(query_entity_keys(query.query))
+                       if self.engine.settings.entity_weight > 0 else ())
         if query.scope in ("content", "both"):
             outcome = self.engine.search(SearchPlan(
                 query=query.query, alpha=alpha, rerank=query.rerank, limit=window, filter=flt,
                 corpus=client_corpus(session, client_id, self.engine.bm25_prior),
-                fusion=fusion, entity_keys=tuple(query_entity_keys(query.query))
-                if self.engine.settings.entity_weight > 0 else ()))
+                fusion=fusion, entity_keys=entity_keys))
             content, lower_bound = outcome.versions, outcome.total_is_lower_bound
             reranked, reranked_count = outcome.reranked, outcome.reranked_count
             timings.update(outcome.trace.timings)
@@ -193,7 +194,8 @@ class SearchService:
                 offset=query.offset, window=window,
                 dense_vector=outcome.dense_vector if outcome else None,
                 sparse_vector=outcome.sparse_vector if outcome else None,
-                lanes={lane.lane: lane for lane in lane_results}), query.diagnose)
+                lanes={lane.lane: lane for lane in lane_results},
+                entity_keys=entity_keys), query.diagnose)
             timings["diagnose"] = round((time.perf_counter() - t0) * 1000, 3)
         facets = None
         if facet_keys:

@@ -79,3 +79,29 @@ def test_an_amount_with_no_word_in_common_is_found_by_words_side_alphas(
     ids = [r["document_version"]["document_id"] for r in body["results"]]
     assert ids and ids[0] == "wire", (alpha, ids)
     assert "entity" in body["meta"]["retrieval"]["lanes"]
+
+
+def test_why_not_answers_for_a_query_naming_an_amount(svc: Service) -> None:
+    """It was a 500: the diagnosis refused the lane name "entity". The MCP tool, the CLI's
+    --why and the console all read this same answer."""
+    r = svc.search(query="10000 dollars", diagnose=["wire", "count", "nothing"])
+    assert r.status_code == 200, r.text
+    found = {d["document_id"]: d for d in r.json()["meta"]["diagnostics"]}
+    assert found["wire"]["status"] == "SHOWN" and found["nothing"]["status"] == "NOT_FOUND"
+    r = svc.search(query="10000 dollars", limit=1, diagnose=list(DOCUMENTS))
+    assert r.status_code == 200, r.text
+    looked = [lane for d in r.json()["meta"]["diagnostics"] for lane in d.get("lanes") or []]
+    assert "entity" in {lane["lane"] for lane in looked}
+
+
+def test_every_lane_the_search_runs_is_a_lane_every_answer_may_name() -> None:
+    from typing import get_args
+
+    from app.api.schemas import ContentLane, LaneDiagnosis, LaneExplain
+    from app.search.pipeline import STEPS
+    from app.search.service import LANE_ORDER
+
+    assert set(get_args(ContentLane)) == set(LANE_ORDER) == {
+        s for s in STEPS if s in ("dense", "sparse", "entity")}
+    for model in (LaneDiagnosis, LaneExplain):
+        assert set(model.model_json_schema()["properties"]["lane"]["enum"]) == set(LANE_ORDER)
