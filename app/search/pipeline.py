@@ -24,7 +24,7 @@ from app.search.grouping import group_versions
 from app.search.lanes import dense_lane, entity_lane, hydrate, sparse_lane
 from app.search.rerank import rerank as rerank_stage
 from app.search.rerank import rerank_depth
-from app.search.types import LaneResult, Trace, VersionHit
+from app.search.types import Candidate, LaneResult, Trace, VersionHit
 from app.settings import SearchSettings
 from app.store import ChunkFilter, VectorStore
 
@@ -62,6 +62,8 @@ class SearchOutcome:
     unfiltered_versions: tuple[tuple[str, str], ...] | None = None
 
 
+# A shown version's chunks read per lane for its own evidence and total (pipeline.own_chunks)
+ROW_DEPTH = 100
 STEPS = ("embed", "dense", "sparse", "entity", "fuse", "rerank", "group")
 
 
@@ -94,6 +96,44 @@ class SearchEngine:
                            "retrieval only; use alpha < 1 to search by keywords",
                            code="EMBEDDING_MODEL_UNAVAILABLE",
                            details={"warnings": trace.warnings})
+
+    def own_chunks(self, plan: SearchPlan, outcome: SearchOutcome,
+                   versions: list[VersionHit]) -> list[VersionHit]:
+        """Each shown version with its matching chunks asked of the lanes for that version
+        alone (to ``ROW_DEPTH`` each, the same floors, fused as the search fused), so its
+        evidence, total and truncation are the row's own — never a share of the page's
+        candidate pool, which grows with limit and offset. A chunk the search also ranked keeps
+        the search's candidate (its lane ranks, for explain). Reranked answers keep the
+        reranker's order (the reranker read only the pool)."""
+        if outcome.reranked:
+            return versions
+        floors = self._floors(plan.fusion)
+        ran = {lane.lane for lane in outcome.trace.lanes}
+        dense, sparse = outcome.dense_vector, outcome.sparse_vector
+        fuser = FUSERS[plan.fusion]
+        constant = {"k": self.settings.rrf_k} if plan.fusion == "rank" else {}
+        rows = []
+        for version in versions:
+            flt = replace(plan.filter, document_ids=(version.document_id,),
+                          version_ids=(version.version_id,))
+            found: dict[str, list[Candidate]] = {"dense": [], "sparse": [], "entity": []}
+            if "dense" in ran and dense is not None:
+                found["dense"] = list(dense_lane(self.store, dense, flt, depth=ROW_DEPTH,
+                                                 floor=floors["dense"]).hits)
+            if "sparse" in ran and sparse is not None:
+                found["sparse"] = list(sparse_lane(self.store, sparse, flt, depth=ROW_DEPTH,
+                                                   floor=floors["sparse"]).hits)
+            if "entity" in ran and (dense is not None or sparse is not None):
+                found["entity"] = list(entity_lane(
+                    self.store, dense if dense is not None else sparse, flt,  # type: ignore[arg-type]
+                    plan.entity_keys, depth=ROW_DEPTH).hits)
+            own = fuser(found["dense"], found["sparse"], alpha=plan.alpha,
+                        entity=found["entity"], entity_weight=self.settings.entity_weight,
+                        **constant)
+            pooled = {c.point_id: c for c in version.chunks}
+            rows.append(replace(version, chunks=tuple(pooled.get(c.point_id, c) for c in own)
+                                or version.chunks))
+        return rows
 
     def with_texts(self, versions: list[VersionHit]) -> list[VersionHit]:
         """The versions with their evidence chunks' full payloads, in one store call."""
@@ -247,7 +287,7 @@ class SearchEngine:
             sparse_vector = weigh_query(terms, plan.corpus(terms.indices))
 
         floors = self._floors(plan.fusion)
-        needed = plan.limit
+        needed = plan.limit + 1  # one version past the window: has_more is then known
         ceiling = self.settings.candidate_ceiling
         depth = min(ceiling, max(self.settings.min_depth, 4 * needed))
         vector: list[float] | None = None

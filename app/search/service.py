@@ -140,10 +140,11 @@ class SearchService:
         entity_keys = (tuple(query_entity_keys(query.query))
                        if self.engine.settings.entity_weight > 0 else ())
         if query.scope in ("content", "both"):
-            outcome = self.engine.search(SearchPlan(
+            plan = SearchPlan(
                 query=query.query, alpha=alpha, rerank=query.rerank, limit=window, filter=flt,
                 corpus=client_corpus(session, client_id, self.engine.bm25_prior),
-                fusion=fusion, entity_keys=entity_keys))
+                fusion=fusion, entity_keys=entity_keys)
+            outcome = self.engine.search(plan)
             content, lower_bound = outcome.versions, outcome.total_is_lower_bound
             reranked, reranked_count = outcome.reranked, outcome.reranked_count
             timings.update(outcome.trace.timings)
@@ -180,8 +181,12 @@ class SearchService:
                     contributions[key]["entity"] = rank
         page = ranked[query.offset:window]
         # evidence: picked for the shown versions only, then their texts in one store call
-        shown = self.engine.with_texts(with_evidence(
-            [by_content[k] for k, _ in page if k in by_content]))
+        shown = [by_content[k] for k, _ in page if k in by_content]
+        if outcome is not None and shown:  # the row's own chunks, whatever the page
+            t0 = time.perf_counter()
+            shown = self.engine.own_chunks(plan, outcome, shown)
+            timings["evidence"] = round((time.perf_counter() - t0) * 1000, 3)
+        shown = self.engine.with_texts(with_evidence(shown))
         by_content.update({(v.document_id, v.version_id): v for v in shown})
         versions = docs_registry.shown_versions(session, client_id=client_id,
                                                 keys=[k for k, _ in page])
@@ -214,7 +219,7 @@ class SearchService:
         return SearchAnswer(
             query=query.query, scope=query.scope, rows=rows, total=total,
             total_is_lower_bound=lower_bound, offset=query.offset, limit=query.limit,
-            has_more=total > window or (lower_bound and total >= window), alpha=alpha,
+            has_more=total > window, alpha=alpha,  # the search looked one version past
             fusion=fusion,
             reranked=reranked, reranked_count=reranked_count, applied_filters=applied,
             timings=timings, warnings=warnings, lanes=lane_results, degradations=degradations,

@@ -61,7 +61,7 @@ def test_answer_has_exactly_the_contract_shape(svc: Service) -> None:
                                  "lanes": ["dense", "sparse"], "failures": []}
     assert meta["warnings"] == []  # a complete answer says nothing
     assert set(meta["timings"]) == {"embed", "dense", "sparse", "entity", "fuse", "rerank", "group",
-                                    "total"}
+                                    "evidence", "total"}
     assert meta["query_time_ms"] == meta["timings"]["total"]
 
 
