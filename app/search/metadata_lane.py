@@ -65,14 +65,19 @@ def rank_versions(query: str, rows: Sequence[tuple[str, str, Leaf]],
 
 def fuse_versions(content: Mapping[tuple[str, str], int],
                   metadata: Mapping[tuple[str, str], int],
-                  k: int = 60) -> list[tuple[tuple[str, str], dict[str, int]]]:
+                  k: int = 60, content_scores: Mapping[tuple[str, str], float] | None = None
+                  ) -> list[tuple[tuple[str, str], dict[str, int]]]:
     """Scope both: version rankings ({version: its rank in the lane}) fused by rank,
     1/(k + r_content) + 1/(k + r_metadata) (k = 60, Cormack et al. 2009), a lane that did not
-    find a version adding nothing; ties by (document_id, version_id). Returns each version
-    with its lane-local ranks."""
+    find a version adding nothing. Ties (a content hit and a metadata hit at the same rank, say)
+    go to the version the content lanes scored higher (``content_scores``: its best chunk's
+    fused score; a version they did not find scores below any they did), then by
+    (document_id, version_id). Returns each version with its lane-local ranks."""
     ranks: dict[tuple[str, str], dict[str, int]] = {}
     for lane, ranking in (("content", content), ("metadata", metadata)):
         for key, rank in ranking.items():
             ranks.setdefault(key, {})[lane] = rank
+    scores = content_scores or {}
     return sorted(ranks.items(),
-                  key=lambda item: (-sum(1 / (k + r) for r in item[1].values()), item[0]))
+                  key=lambda item: (-sum(1 / (k + r) for r in item[1].values()),
+                                    -scores.get(item[0], float("-inf")), item[0]))

@@ -173,7 +173,8 @@ class SearchService:
         elif query.scope == "metadata":
             ranked = [(k, {"metadata": r}) for k, r in metadata_ranks.items()]
         else:
-            ranked = fuse_versions(content_ranks, metadata_ranks)
+            ranked = fuse_versions(content_ranks, metadata_ranks, content_scores={
+                key: hit.best.fused for key, hit in by_content.items()})
         if any(lane.lane == "entity" for lane in lane_results):
             contributions = dict(ranked)
             for key, rank in entity_ranks(content).items():  # part of the content lane's

@@ -47,3 +47,17 @@ def test_lane_ranks_are_the_unfiltered_places_of_the_kept_versions() -> None:
     assert lane_ranks([b, d], None) == {b: 1, d: 2}
     # b and c were 2nd and 3rd unfiltered; d, beyond the unfiltered depth, ranks after all
     assert lane_ranks([b, c, d], [a, b, c]) == {b: 2, c: 3, d: 4}
+
+
+def test_a_tie_in_scope_both_goes_to_the_content_lanes_higher_score() -> None:
+    """agreement (a metadata hit at rank 1) and handbook (a content hit at rank 1) tie on the
+    fused rank; the id used to decide (agreement first). The content lanes' score decides now,
+    and two content hits that tie go by their scores too."""
+    fused = fuse_versions({("handbook", "v1"): 1}, {("agreement", "v1"): 1},
+                          content_scores={("handbook", "v1"): 0.4})
+    assert [key for key, _ in fused] == [("handbook", "v1"), ("agreement", "v1")]
+    fused = fuse_versions({("a", "v1"): 1, ("b", "v1"): 2}, {("b", "v1"): 1, ("a", "v1"): 2},
+                          content_scores={("a", "v1"): 0.2, ("b", "v1"): 0.3})
+    assert [key for key, _ in fused] == [("b", "v1"), ("a", "v1")]
+    assert [key for key, _ in fuse_versions({("a", "v1"): 1}, {("b", "v1"): 1})] == [
+        ("a", "v1"), ("b", "v1")]  # nothing to tell them apart: the id
