@@ -103,6 +103,28 @@ def _score(value: float | None, rank: int | None = None, digits: int = 3) -> str
     return f"{value:.{digits}f}" + (f" #{rank}" if rank else "")
 
 
+def marked_snippet(item: dict) -> Text:
+    """The item's snippet (the server's, else the chunk's start) on one line, the matched words
+    in bold, with … where the chunk goes on."""
+    text = item["text"]
+    cut = item.get("snippet") or {"start": 0, "end": min(len(text), SNIPPET_CHARS)}
+    start, end = cut["start"], cut["end"]
+    marks = sorted((s["start"], s["end"]) for s in item.get("literal_spans") or []
+                   if start <= s["start"] and s["end"] <= end)
+    out = Text("…" if start > 0 else "")
+    at = start
+    for a, b in marks:
+        if a < at:
+            continue
+        out.append(text[at:a].replace("\n", " "))
+        out.append(text[a:b].replace("\n", " "), style="bold yellow")
+        at = b
+    out.append(text[at:end].replace("\n", " "))
+    if end < len(text):
+        out.append("…")
+    return out
+
+
 def _where(item: dict[str, Any]) -> str:
     if item.get("page"):
         return f"p. {item['page']}"
@@ -142,11 +164,9 @@ def print_answer(console: Console, answer: dict[str, Any], *, explain: bool = Fa
         console.print(head)
         items = row["content_evidence"]["items"]
         for item in items:
-            snippet = " ".join(item["text"].split())
-            snippet = snippet[:SNIPPET_CHARS] + ("…" if len(snippet) > SNIPPET_CHARS else "")
             where = _where(item)
             line = Text(f"{where}: " if where else "", style="dim")
-            line.append(snippet)
+            line.append_text(marked_snippet(item))
             console.print(indented(line, 4))
             if explain and item.get("scores"):
                 console.print(indented(Text(_explained(item), style="dim"), 6))

@@ -33,6 +33,7 @@ from app.api.schemas import (
     RetrievalInfo,
     Scores,
     SearchRequest,
+    Snippet,
     TableLocation,
     VersionOut,
 )
@@ -41,9 +42,11 @@ from app.registry.documents import DocumentSummary
 from app.registry.tables import DocumentVersion, IngestionJob
 from app.search.metadata_lane import MetadataHit
 from app.search.service import AnswerRow, SearchAnswer, SearchQuery
+from app.search.snippets import snippet
 from app.search.spans import literal_spans, query_terms
 from app.search.types import MAX_EVIDENCE, Candidate, VersionHit
 from app.store.payload import HEADING_PATH, LINE_END, LINE_START, PAGE, TEXT, chunk_location
+from app.textnorm import fold
 
 
 def search_query(body: SearchRequest) -> SearchQuery:
@@ -131,9 +134,13 @@ def _leaf_item(m: LeafMatch) -> MetadataItem:
 def _item(c: Candidate, terms: frozenset[str], explain: bool) -> ContentItem:
     text = c.payload.get(TEXT, "")
     location = chunk_location(c.payload)
+    spans = literal_spans(text, terms)
+    start, end = snippet(text, [(s["start"], s["end"], fold(str(s["text"])))  # type: ignore[arg-type]
+                                for s in spans], c.focus)
     return ContentItem(
         chunk_id=c.chunk_id, chunk_index=c.chunk_index, text=text, page=c.payload.get(PAGE),
-        literal_spans=[LiteralSpan(**s) for s in literal_spans(text, terms)],  # type: ignore[arg-type]
+        literal_spans=[LiteralSpan(**s) for s in spans],  # type: ignore[arg-type]
+        snippet=Snippet(text=text[start:end], start=start, end=end),
         heading_path=list(c.payload.get(HEADING_PATH) or []),
         line_start=None if location else c.payload.get(LINE_START),
         line_end=None if location else c.payload.get(LINE_END),

@@ -295,6 +295,15 @@ class LiteralSpan(BaseModel):
     text: str
 
 
+class Snippet(BaseModel):
+    """The part of the chunk a reader needs: ``text == chunk_text[start:end]``."""
+
+    text: str = Field(description="At most 320 characters of the chunk's text, on word "
+                                  "boundaries")
+    start: int
+    end: int
+
+
 class TableLocation(BaseModel):
     sheet: str | None = Field(description="The sheet's name; null for a CSV")
     rows: list[int] = Field(description="[first, last]: the rows the chunk holds, as the "
@@ -307,6 +316,10 @@ class ContentItem(BaseModel):
     text: str
     page: int | None
     literal_spans: list[LiteralSpan]
+    snippet: Snippet | None = Field(
+        None, description="Always given by this server: centred on the densest cluster of "
+                          "literal spans; for a match by meaning alone, on the sentence the "
+                          "dense model finds closest to the query (additive, so optional)")
     heading_path: list[str] = Field(default_factory=list)
     line_start: int | None = None
     line_end: int | None = None

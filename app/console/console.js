@@ -165,13 +165,31 @@ function showReadiness(err) {
   }
 }
 
+// The server's snippet (the words that matched, with a little context), marked, with … where
+// the chunk goes on; the whole chunk when there is no snippet.
+function snippetOf(item) {
+  const cut = item.snippet;
+  if (!cut) return highlighted(item.text, item.literal_spans);
+  const spans = (item.literal_spans || [])
+    .filter((s) => s.start >= cut.start && s.end <= cut.end)
+    .map((s) => ({ start: s.start - cut.start, end: s.end - cut.start }));
+  const out = highlighted(item.text.slice(cut.start, cut.end), spans);
+  if (cut.start > 0) out.prepend(document.createTextNode("…"));
+  if (cut.end < item.text.length) out.append(document.createTextNode("…"));
+  return out;
+}
+
 function evidenceItem(item, lanes) {
   const where = item.page ? `page ${item.page}` :
     item.line_start ? `lines ${item.line_start}–${item.line_end || item.line_start}` : "";
   const heading = (item.heading_path || []).join(" › ");
   const node = el("div", { class: "evidence" },
     (where || heading) ? el("div", { class: "where", text: [where, heading].filter(Boolean).join(" · ") }) : null,
-    el("p", {}, highlighted(item.text, item.literal_spans)));
+    el("p", { class: "snippet" }, snippetOf(item)),
+    item.snippet && (item.snippet.start > 0 || item.snippet.end < item.text.length)
+      ? el("details", {}, el("summary", { text: "whole passage" }),
+        el("p", {}, highlighted(item.text, item.literal_spans)))
+      : null);
   if (item.scores) {
     const s = item.scores;
     const floors = Object.fromEntries((lanes || []).map((l) => [l.lane, l.floor]));

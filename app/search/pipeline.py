@@ -24,9 +24,12 @@ from app.search.grouping import group_versions
 from app.search.lanes import dense_lane, entity_lane, hydrate, sparse_lane
 from app.search.rerank import rerank as rerank_stage
 from app.search.rerank import rerank_depth
+from app.search.snippets import best_sentences
+from app.search.spans import literal_spans
 from app.search.types import Candidate, LaneResult, Trace, VersionHit
 from app.settings import SearchSettings
 from app.store import ChunkFilter, VectorStore
+from app.store.payload import TEXT
 
 RERANK_CODES = {"rerank_unavailable": "RERANKER_UNAVAILABLE",
                 "rerank_timeout": "RERANKER_TIMEOUT", "rerank_failed": "RERANKER_FAILED"}
@@ -62,6 +65,8 @@ class SearchOutcome:
     unfiltered_versions: tuple[tuple[str, str], ...] | None = None
 
 
+# Evidence chunks of one page whose snippet sentence the dense model picks (one batch)
+MAX_FOCUSED = 30
 # A shown version's chunks read per lane for its own evidence and total (pipeline.own_chunks)
 ROW_DEPTH = 100
 STEPS = ("embed", "dense", "sparse", "entity", "fuse", "rerank", "group")
@@ -134,6 +139,23 @@ class SearchEngine:
             rows.append(replace(version, chunks=tuple(pooled.get(c.point_id, c) for c in own)
                                 or version.chunks))
         return rows
+
+    def with_focus(self, versions: list[VersionHit], terms: frozenset[str],
+                   query_vector: list[float]) -> list[VersionHit]:
+        """Each evidence chunk no query word occurs in (a match by meaning) with the sentence
+        the dense model finds closest to the query, where its snippet centres: one batch for
+        the page, at most ``MAX_FOCUSED`` chunks (the rest centre on their start)."""
+        dense = self.models.dense
+        wanted = [(i, j) for i, v in enumerate(versions) for j, c in enumerate(v.evidence)
+                  if not literal_spans(c.payload.get(TEXT, ""), terms)][:MAX_FOCUSED]
+        if dense is None or not wanted:
+            return versions
+        texts = [versions[i].evidence[j].payload.get(TEXT, "") for i, j in wanted]
+        found = dict(zip(wanted, best_sentences(texts, query_vector, dense.embed_documents),
+                         strict=True))
+        return [replace(v, evidence=tuple(replace(c, focus=found.get((i, j)))
+                                          for j, c in enumerate(v.evidence)))
+                for i, v in enumerate(versions)]
 
     def with_texts(self, versions: list[VersionHit]) -> list[VersionHit]:
         """The versions with their evidence chunks' full payloads, in one store call."""

@@ -29,6 +29,7 @@ from app.search.filters import RESERVED, RESERVED_FIELDS, parse_filters
 from app.search.grouping import with_evidence
 from app.search.metadata_lane import MetadataHit, fuse_versions, lookup_terms, rank_versions
 from app.search.pipeline import SearchEngine, SearchPlan
+from app.search.spans import query_terms
 from app.search.types import LaneFailure, LaneResult, VersionHit
 from app.store import ChunkFilter
 from app.store.base import FAR_FUTURE
@@ -188,6 +189,12 @@ class SearchService:
             shown = self.engine.own_chunks(plan, outcome, shown)
             timings["evidence"] = round((time.perf_counter() - t0) * 1000, 3)
         shown = self.engine.with_texts(with_evidence(shown))
+        if outcome is not None and outcome.dense_vector is not None and shown:
+            t0 = time.perf_counter()  # snippets of chunks matched by meaning alone
+            shown = self.engine.with_focus(shown, query_terms(query.query),
+                                           outcome.dense_vector)
+            timings["evidence"] = round(timings.get("evidence", 0.0)
+                                        + (time.perf_counter() - t0) * 1000, 3)
         by_content.update({(v.document_id, v.version_id): v for v in shown})
         versions = docs_registry.shown_versions(session, client_id=client_id,
                                                 keys=[k for k, _ in page])

@@ -28,6 +28,9 @@ class Candidate:
     sparse_scaled: float | None = None
     # the entity lane's rank (a chunk holding an amount, day or id the query names)
     entity_rank: int | None = None
+    # for a chunk cited without a literal span: the sentence (start, end) closest to the query
+    # by the dense model, where its snippet centres (app/search/snippets.py)
+    focus: tuple[int, int] | None = None
 
     @property
     def chunk_id(self) -> str:

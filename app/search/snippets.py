@@ -1,0 +1,112 @@
+"""Snippets: the part of a cited chunk a reader needs — the words that matched, with a little
+context — as ``(start, end)`` offsets into the chunk's text (``text[start:end]`` is the
+snippet, at most ``SNIPPET_CHARS``).
+
+Where it sits: on the densest cluster of literal spans (the window of at most
+``SNIPPET_CHARS`` holding the most distinct query terms, then the most spans, then the
+earliest), centred and widened to the bound; for a chunk matched by meaning alone (no span),
+on ``focus`` — the sentence the dense model finds closest to the query (the service's
+``best_sentences``); else on the chunk's start. The ends are moved to word boundaries, never
+cutting a word that fits. Pure: no model here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+SNIPPET_CHARS = 320
+SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
+MAX_SENTENCES = 12  # a chunk's sentences compared with the query (the first ones)
+MIN_SENTENCE_CHARS = 12
+
+
+def _cluster(spans: Sequence[tuple[int, int, str]], width: int) -> tuple[int, int]:
+    """The span range within ``width`` characters holding the most distinct terms, then the
+    most spans, then the earliest: its first start and last end."""
+    best: tuple[int, int, int, int] | None = None  # (-terms, -spans, start, end)
+    j = 0
+    for i, (start, _, _) in enumerate(spans):
+        j = max(j, i)
+        while j + 1 < len(spans) and spans[j + 1][1] - start <= width:
+            j += 1
+        if spans[j][1] - start > width:  # a single span longer than the window
+            j = i
+        inside = spans[i:j + 1]
+        key = (-len({t for _, _, t in inside}), -len(inside), start, inside[-1][1])
+        if best is None or key < best:
+            best = key
+    assert best is not None
+    return best[2], best[3]
+
+
+def _widen(text: str, start: int, end: int, width: int) -> tuple[int, int]:
+    """[start, end) centred in a window of ``width`` (within the text), ends on word
+    boundaries."""
+    size = len(text)
+    end = min(end, start + width)
+    spare = width - (end - start)
+    left = min(start, spare // 2)
+    right = min(size - end, spare - left)
+    left = min(start, spare - right)  # what the right could not use goes left
+    a, b = start - left, end + right
+    if a > 0 and not text[a - 1].isspace():  # do not start inside a word
+        cut = text.find(" ", a, start)
+        a = cut + 1 if cut != -1 else a
+    if b < size and not text[b].isspace():  # nor end inside one
+        cut = text.rfind(" ", end, b)
+        b = cut if cut != -1 else b
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    return a, b
+
+
+def snippet(text: str, spans: Sequence[tuple[int, int, str]],
+            focus: tuple[int, int] | None = None,
+            width: int = SNIPPET_CHARS) -> tuple[int, int]:
+    """(start, end) of the snippet: around the spans' densest cluster (``spans``: start, end,
+    the matched term folded), else around ``focus``, else the chunk's start."""
+    if not text:
+        return 0, 0
+    if spans:
+        start, end = _cluster(sorted(spans), width)
+    elif focus is not None:
+        start, end = focus
+    else:
+        start, end = 0, min(len(text), width)
+    return _widen(text, start, end, width)
+
+
+def sentences(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the chunk's first sentences worth comparing with the query."""
+    found = [(m.start(), m.end()) for m in SENTENCE.finditer(text)
+             if len(m.group(0).strip()) >= MIN_SENTENCE_CHARS]
+    return found[:MAX_SENTENCES]
+
+
+def best_sentences(texts: Sequence[str], query_vector: Sequence[float],
+                   embed: Callable[[list[str]], np.ndarray]) -> list[tuple[int, int] | None]:
+    """For each text, the sentence closest to the query by the dense model (one batch for all
+    of them), or None where it has none to compare."""
+    spans = [sentences(t) for t in texts]
+    flat = [t[a:b] for t, found in zip(texts, spans, strict=True) for a, b in found]
+    if not flat:
+        return [None] * len(texts)
+    vectors = np.asarray(embed(flat), dtype=np.float32)
+    query = np.asarray(query_vector, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1) * (np.linalg.norm(query) or 1.0)
+    similarity = vectors @ query / np.where(norms == 0, 1.0, norms)
+    out: list[tuple[int, int] | None] = []
+    at = 0
+    for found in spans:
+        if not found:
+            out.append(None)
+            continue
+        scores = similarity[at:at + len(found)]
+        out.append(found[int(np.argmax(scores))])
+        at += len(found)
+    return out
