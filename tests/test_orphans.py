@@ -21,32 +21,27 @@ pytestmark = [pytest.mark.integration,
               pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")]
 
 
-def _children(pid: int) -> list[int]:
+def _processes() -> list[tuple[int, list[str]]]:
+    """(pid, the fields of /proc/pid/stat after the command name) of every process."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                found.append((int(entry.name),
+                              (entry / "stat").read_text().rsplit(")", 1)[1].split()))
             except OSError:
                 continue
-            if int(fields[1]) == pid:
-                found.append(int(entry.name))
     return found
+
+
+def _children(pid: int) -> list[int]:
+    return [p for p, fields in _processes() if int(fields[1]) == pid]
 
 
 def _in_session(sid: int) -> list[int]:
     """Every live process of session ``sid`` (the server started as a session leader: its
     children, their children and the resource tracker, re-parented or not)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[3]) == sid and fields[0] != "Z":
-                found.append(int(entry.name))
-    return found
+    return [p for p, fields in _processes() if int(fields[3]) == sid and fields[0] != "Z"]
 
 
 def _alive(pid: int) -> bool:
@@ -61,22 +56,10 @@ def test_a_killed_server_leaves_no_child_running(tmp_path: Path) -> None:
     if not (MODELS_DIR / "manifest.json").exists():
         pytest.skip(f"no models installed in {MODELS_DIR}")
     port = free_port()
-    env = {**os.environ, "EVIDENCE_DATA_DIR": str(tmp_path / "data"),
-           "EVIDENCE_MODELS__DIR": str(MODELS_DIR), "EVIDENCE_INGEST__POLL_INTERVAL_S": "0.1"}
-    server = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              start_new_session=True)
+    server = _serve(tmp_path, port)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert server.poll() is None and time.monotonic() < deadline
-            try:
-                if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.3)
+        deadline = _ready(server, url)
         key = (tmp_path / "data" / "initial-api-key.txt").read_text().strip()
         r = httpx.post(f"{url}/documents", headers={"X-API-Key": key},
                        files={"file": ("a.txt", b"A note that starts the processing child.")})
@@ -94,6 +77,19 @@ def test_a_killed_server_leaves_no_child_running(tmp_path: Path) -> None:
     while any(_alive(p) for p in children) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not [p for p in children if _alive(p)]
+
+
+def _ready(server: subprocess.Popen, url: str) -> float:
+    """Wait for /readyz; returns the deadline the rest of the test keeps to."""
+    deadline = time.monotonic() + 120
+    while True:
+        assert server.poll() is None and time.monotonic() < deadline
+        try:
+            if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
+                return deadline
+        except httpx.TransportError:
+            pass
+        time.sleep(0.3)
 
 
 def _serve(tmp_path: Path, port: int, **env: str) -> subprocess.Popen:
@@ -117,15 +113,7 @@ def test_a_server_killed_while_its_children_start_leaves_nothing(
     queuing = _serve(tmp_path, port, EVIDENCE_EMBEDDED_WORKER="false")
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert queuing.poll() is None and time.monotonic() < deadline
-            try:
-                if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.3)
+        _ready(queuing, url)
         key = (tmp_path / "data" / "initial-api-key.txt").read_text().strip()
         for n in range(3):
             r = httpx.post(f"{url}/documents", headers={"X-API-Key": key},
