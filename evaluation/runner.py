@@ -133,7 +133,8 @@ def ranked_ids(session, service: SearchService, client_id: str, query: str,  # t
     """The document ids of the answer a caller gets, best first."""
     answer = service.answer(session, client_id=client_id,
                             query=SearchQuery(query=query, alpha=alpha, rerank=rerank,
-                                              limit=limit, fusion=fusion))
+                                              limit=limit, fusion=fusion,
+                                              syntax=False))  # claims are plain text
     return [row.document_id for row in answer.rows]
 
 

@@ -29,6 +29,7 @@ from app.api.schemas import (
     Meta,
     MetadataEvidence,
     MetadataItem,
+    QuerySyntax,
     ResultRow,
     RetrievalInfo,
     Scores,
@@ -53,7 +54,8 @@ def search_query(body: SearchRequest) -> SearchQuery:
     return SearchQuery(query=body.query, scope=body.scope, alpha=body.alpha, rerank=body.rerank,
                        filters=plain_filters(body.filters), offset=body.offset, limit=body.limit,
                        fusion=body.fusion, versions=body.versions, as_of=body.as_of,
-                       diagnose=tuple(body.diagnose), facets=tuple(body.facets or ()))
+                       diagnose=tuple(body.diagnose), facets=tuple(body.facets or ()),
+                       syntax=body.syntax)
 
 
 def plain_filters(filters: dict[str, Any] | None) -> dict[str, Any]:
@@ -86,6 +88,7 @@ def evidence_result(answer: SearchAnswer, *, explain: bool) -> EvidenceResult:
                                           for f in answer.failures]),
         applied_filters=answer.applied_filters, scope=answer.scope, timings=answer.timings,
         warnings=answer.warnings,
+        query_syntax=QuerySyntax(**answer.query_syntax) if answer.query_syntax else None,
         lanes=[LaneExplain(lane=r.lane, floor=r.floor if math.isfinite(r.floor) else None,
                            fetched=r.fetched, kept=len(r.hits),  # type: ignore[arg-type]
                            removed_by_floor=r.fetched - len(r.hits), depth=r.depth)

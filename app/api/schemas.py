@@ -226,6 +226,11 @@ class SearchRequest(BaseModel):
     offset: JsonInteger = Field(0, ge=0, le=MAX_WINDOW, description="offset + limit ≤ 200")
     limit: JsonInteger = Field(10, ge=1, le=MAX_WINDOW, description="Document Versions per page")
     explain: bool = Field(False, description="Add per-lane scores and ranks to each item")
+    syntax: bool = Field(True, description='Read "a quoted phrase" (it must occur as written '
+                                           "in every returned version's cited text) and "
+                                           "-word (leaves out every version holding the word; "
+                                           "a dash inside a token, PO-2231, is no exclusion); "
+                                           "false: every character a plain word, as seed 002")
 
     @field_validator("query")
     @classmethod
@@ -372,6 +377,18 @@ class LaneExplain(BaseModel):
     depth: int = Field(description="How deep the lane searched")
 
 
+class QuerySyntax(BaseModel):
+    """The phrases and exclusions read from the query (app/search/query_syntax.py)."""
+
+    phrases: list[str] = Field(description="Each folded: lower case, accents off")
+    exclusions: list[str]
+    removed_by_phrases: int = Field(description="Versions found without every phrase")
+    removed_by_exclusions: int = Field(description="Versions with every phrase that hold an "
+                                                   "excluded word")
+    complete: bool = Field(description="False: an exclusion was checked in part (a very "
+                                       "common word)")
+
+
 class LaneDiagnosis(BaseModel):
     lane: ContentLane
     chunk_id: str | None = Field(description="The document's best chunk in this lane; null: "
@@ -479,6 +496,9 @@ class Meta(BaseModel):
     facets: dict[str, list[FacetValue]] | None = Field(
         None, description="With facets: each key's values, most versions first (the ranked "
                           "set; a lower bound where total_is_lower_bound)")
+    query_syntax: QuerySyntax | None = Field(
+        None, description="When the query holds a phrase or an exclusion: what was read and "
+                          "how many versions each removed")
 
 
 CONTRACT_RESPONSE_EXAMPLE = {

@@ -21,7 +21,8 @@ from app.models.loading import LoadedModels
 from app.search.feedback import expand_sparse, rocchio
 from app.search.fusion import FUSERS, SCORE_FUSIONS, as_if_unfiltered
 from app.search.grouping import group_versions
-from app.search.lanes import dense_lane, entity_lane, hydrate, sparse_lane
+from app.search.lanes import LANE_FIELDS, dense_lane, entity_lane, hydrate, sparse_lane
+from app.search.query_syntax import holds_phrase, holds_phrases
 from app.search.rerank import rerank as rerank_stage
 from app.search.rerank import rerank_depth
 from app.search.snippets import best_sentences
@@ -29,7 +30,8 @@ from app.search.spans import literal_spans
 from app.search.types import Candidate, LaneResult, Trace, VersionHit
 from app.settings import SearchSettings
 from app.store import ChunkFilter, VectorStore
-from app.store.payload import TEXT
+from app.store.payload import DOCUMENT_ID, TEXT, VERSION_ID
+from app.textnorm import WORD, fold
 
 RERANK_CODES = {"rerank_unavailable": "RERANKER_UNAVAILABLE",
                 "rerank_timeout": "RERANKER_TIMEOUT", "rerank_failed": "RERANKER_FAILED"}
@@ -65,6 +67,8 @@ class SearchOutcome:
     unfiltered_versions: tuple[tuple[str, str], ...] | None = None
 
 
+# Chunks holding an excluded word's terms read to find the versions holding the word itself
+EXCLUSION_DEPTH = 5000
 # Evidence chunks of one page whose snippet sentence the dense model picks (one batch)
 MAX_FOCUSED = 30
 # A shown version's chunks read per lane for its own evidence and total (pipeline.own_chunks)
@@ -102,8 +106,19 @@ class SearchEngine:
                            code="EMBEDDING_MODEL_UNAVAILABLE",
                            details={"warnings": trace.warnings})
 
+    def with_phrases(self, versions: list[VersionHit],
+                     phrases: tuple[str, ...]) -> list[VersionHit]:
+        """The versions with only their chunks that hold every phrase (read from the
+        engine); a version left with none is left out."""
+        chunks = hydrate(self.store, [c for v in versions for c in v.chunks])
+        holding = {c.point_id for c in chunks if holds_phrases(c.payload.get(TEXT, ""), phrases)}
+        kept = [replace(v, chunks=tuple(c for c in v.chunks if c.point_id in holding))
+                for v in versions]
+        return [v for v in kept if v.chunks]
+
     def own_chunks(self, plan: SearchPlan, outcome: SearchOutcome,
-                   versions: list[VersionHit]) -> list[VersionHit]:
+                   versions: list[VersionHit], phrases: tuple[str, ...] = ()
+                   ) -> list[VersionHit]:
         """Each shown version with its matching chunks asked of the lanes for that version
         alone (to ``ROW_DEPTH`` each, the same floors, fused as the search fused), so its
         evidence, total and truncation are the row's own — never a share of the page's
@@ -135,10 +150,26 @@ class SearchEngine:
             own = fuser(found["dense"], found["sparse"], alpha=plan.alpha,
                         entity=found["entity"], entity_weight=self.settings.entity_weight,
                         **constant)
+            if phrases:  # a phrase's version cites only chunks holding it
+                own = [c for c in hydrate(self.store, own)
+                       if holds_phrases(c.payload.get(TEXT, ""), phrases)]
             pooled = {c.point_id: c for c in version.chunks}
             rows.append(replace(version, chunks=tuple(pooled.get(c.point_id, c) for c in own)
                                 or version.chunks))
         return rows
+
+    def versions_holding(self, word: str, flt: ChunkFilter) -> tuple[set[tuple[str, str]], bool]:
+        """The versions whose text holds ``word`` as written (folded, whole words): the chunks
+        holding its BM25 terms (a superset), read and checked; False when more chunks held the
+        terms than ``EXCLUSION_DEPTH`` (then only those were checked)."""
+        terms = self.models.sparse.embed_query(word)
+        if not terms.indices:
+            return set(), True
+        hits = self.store.query_sparse(terms, flt, EXCLUSION_DEPTH, fields=(*LANE_FIELDS, TEXT))
+        folded = " ".join(fold(w.group(0)) for w in WORD.finditer(word))
+        holding = {(h.payload[DOCUMENT_ID], h.payload[VERSION_ID]) for h in hits
+                   if holds_phrase(h.payload.get(TEXT, ""), folded)}
+        return holding, len(hits) < EXCLUSION_DEPTH
 
     def with_focus(self, versions: list[VersionHit], terms: frozenset[str],
                    query_vector: list[float]) -> list[VersionHit]:

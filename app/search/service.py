@@ -28,7 +28,8 @@ from app.search.facets import check_facets, count_facets, version_facts
 from app.search.filters import RESERVED, RESERVED_FIELDS, parse_filters
 from app.search.grouping import with_evidence
 from app.search.metadata_lane import MetadataHit, fuse_versions, lookup_terms, rank_versions
-from app.search.pipeline import SearchEngine, SearchPlan
+from app.search.pipeline import EXCLUSION_DEPTH, SearchEngine, SearchPlan
+from app.search.query_syntax import ParsedQuery, holds_phrases, parse_query
 from app.search.spans import query_terms
 from app.search.types import LaneFailure, LaneResult, VersionHit
 from app.store import ChunkFilter
@@ -55,6 +56,7 @@ class SearchQuery:
     as_of: datetime | None = None  # the versions current at this instant
     diagnose: tuple[str, ...] = ()  # document ids to explain (app/search/diagnose.py)
     facets: tuple[str, ...] = ()  # keys to count values of over the ranked versions
+    syntax: bool = True  # "phrases" and -exclusions (app/search/query_syntax.py); off: plain
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,8 @@ class SearchAnswer:
     searched: list[str] = field(default_factory=list)  # the lanes that answered
     facets: dict[str, list[dict[str, Any]]] | None = None
     failures: list[LaneFailure] = field(default_factory=list)  # asked for, did not answer
+    # the phrases and exclusions read from the query and what each removed (None: none)
+    query_syntax: dict[str, Any] | None = None
 
     @property
     def status(self) -> str:
@@ -112,6 +116,11 @@ class SearchService:
                              details={"offset": query.offset, "limit": query.limit,
                                       "max_window": MAX_WINDOW})
         facet_keys = check_facets(query.facets)
+        parsed = parse_query(query.query) if query.syntax else ParsedQuery(query.query)
+        if not parsed.text:
+            raise BadRequest("the query holds nothing to find besides its exclusions (-word); "
+                             "add a word to look for", code="INVALID_QUERY")
+        words = parsed.text  # what the lanes read
         wants_metadata = query.scope in ("metadata", "both")
         if wants_metadata:
             _require_ready(session, client_id, query.scope)
@@ -138,11 +147,11 @@ class SearchService:
         outcome = None
         unfiltered_content: Sequence[VersionKey] | None = None
         lower_bound, reranked, reranked_count = False, False, 0
-        entity_keys = (tuple(query_entity_keys(query.query))
+        entity_keys = (tuple(query_entity_keys(words))
                        if self.engine.settings.entity_weight > 0 else ())
         if query.scope in ("content", "both"):
             plan = SearchPlan(
-                query=query.query, alpha=alpha, rerank=query.rerank, limit=window, filter=flt,
+                query=words, alpha=alpha, rerank=query.rerank, limit=window, filter=flt,
                 corpus=client_corpus(session, client_id, self.engine.bm25_prior),
                 fusion=fusion, entity_keys=entity_keys)
             outcome = self.engine.search(plan)
@@ -158,10 +167,19 @@ class SearchService:
         unfiltered_metadata: Sequence[VersionKey] | None = None
         if wants_metadata:
             t0 = time.perf_counter()
-            metadata, unfiltered_metadata = metadata_lane(session, client_id, query.query, flt,
+            metadata, unfiltered_metadata = metadata_lane(session, client_id, words, flt,
                                                           applied)
             timings["metadata"] = round((time.perf_counter() - t0) * 1000, 3)
 
+        syntax_report = None
+        if parsed.active:
+            t0 = time.perf_counter()
+            content, metadata, syntax_report = self._apply_syntax(parsed, flt, content,
+                                                                  metadata)
+            timings["syntax"] = round((time.perf_counter() - t0) * 1000, 3)
+            if not syntax_report["complete"]:
+                warnings.append("an exclusion was checked in the first "
+                                f"{EXCLUSION_DEPTH:,} chunks holding its word's terms only")
         by_content = {(v.document_id, v.version_id): v for v in content}
         by_metadata = {(h.document_id, h.version_id): h for h in metadata}
         # each lane's version ranks as if the exact filters were not there (the contract:
@@ -186,12 +204,12 @@ class SearchService:
         shown = [by_content[k] for k, _ in page if k in by_content]
         if outcome is not None and shown:  # the row's own chunks, whatever the page
             t0 = time.perf_counter()
-            shown = self.engine.own_chunks(plan, outcome, shown)
+            shown = self.engine.own_chunks(plan, outcome, shown, parsed.phrases)
             timings["evidence"] = round((time.perf_counter() - t0) * 1000, 3)
         shown = self.engine.with_texts(with_evidence(shown))
         if outcome is not None and outcome.dense_vector is not None and shown:
             t0 = time.perf_counter()  # snippets of chunks matched by meaning alone
-            shown = self.engine.with_focus(shown, query_terms(query.query),
+            shown = self.engine.with_focus(shown, query_terms(words),
                                            outcome.dense_vector)
             timings["evidence"] = round(timings.get("evidence", 0.0)
                                         + (time.perf_counter() - t0) * 1000, 3)
@@ -231,9 +249,35 @@ class SearchService:
             fusion=fusion,
             reranked=reranked, reranked_count=reranked_count, applied_filters=applied,
             timings=timings, warnings=warnings, lanes=lane_results, degradations=degradations,
-            diagnoses=diagnoses, failures=failures, facets=facets,
+            diagnoses=diagnoses, failures=failures, facets=facets, query_syntax=syntax_report,
             searched=sorted({lane.lane for lane in lane_results}, key=LANE_ORDER.index)
             + (["metadata"] if wants_metadata else []))
+
+
+    def _apply_syntax(self, parsed: ParsedQuery, flt: ChunkFilter, content: list[VersionHit],
+                      metadata: list[MetadataHit]
+                      ) -> tuple[list[VersionHit], list[MetadataHit], dict[str, Any]]:
+        """Versions without every phrase in a cited chunk (content) or a matched value
+        (metadata), and versions holding an excluded word, left out; what each removed."""
+        excluded: set[VersionKey] = set()
+        complete = True
+        for word in parsed.exclusions:
+            holding, whole = self.engine.versions_holding(word, flt)
+            excluded |= holding
+            complete = complete and whole
+        keys_before = {(v.document_id, v.version_id) for v in content} | {
+            (h.document_id, h.version_id) for h in metadata}
+        phrased = self.engine.with_phrases(content, parsed.phrases) if parsed.phrases else content
+        valued = [h for h in metadata if not parsed.phrases or any(
+            holds_phrases(str(m.leaf.value), parsed.phrases) for m in h.matches)]
+        keys_phrased = {(v.document_id, v.version_id) for v in phrased} | {
+            (h.document_id, h.version_id) for h in valued}
+        kept_content = [v for v in phrased if (v.document_id, v.version_id) not in excluded]
+        kept_metadata = [h for h in valued if (h.document_id, h.version_id) not in excluded]
+        report = {"phrases": list(parsed.phrases), "exclusions": list(parsed.exclusions),
+                  "removed_by_phrases": len(keys_before - keys_phrased),
+                  "removed_by_exclusions": len(keys_phrased & excluded), "complete": complete}
+        return kept_content, kept_metadata, report
 
 
 def _in_time(flt: ChunkFilter, query: SearchQuery) -> ChunkFilter:

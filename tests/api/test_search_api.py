@@ -85,7 +85,7 @@ def test_openapi_schema_of_search_names_every_contract_field(svc: Service) -> No
         assert example_keys - data_keys <= ours, example_keys - data_keys - ours
     assert props("SearchRequest") == {"query", "scope", "alpha", "rerank", "filters", "offset",
                                       "limit", "explain", "fusion", "versions", "as_of",
-                                      "diagnose", "facets"}  # the last five: additive
+                                      "diagnose", "facets", "syntax"}  # the last six: additive
     assert schema["paths"]["/search"]["post"]["responses"]["200"]["content"][
         "application/json"]["schema"]["$ref"].endswith("/EvidenceResult")
 
@@ -93,6 +93,7 @@ def test_openapi_schema_of_search_names_every_contract_field(svc: Service) -> No
 @pytest.mark.parametrize("body,status,code", [
     ({"query": ""}, 422, "INVALID_QUERY"),
     ({"query": "   \n"}, 422, "INVALID_QUERY"),
+    ({"query": "-holiday -leave"}, 422, "INVALID_QUERY"),  # nothing to find but exclusions
     ({"query": "x", "alpha": 1.5}, 422, "INVALID_ALPHA"),
     ({"query": "x", "alpha": -0.1}, 422, "INVALID_ALPHA"),
     ({"query": "x", "scope": "everything"}, 422, "INVALID_SCOPE"),
