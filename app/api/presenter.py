@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from app.api.schemas import (
+    AutocutInfo,
     ContentEvidence,
     ContentItem,
     Contribution,
@@ -55,7 +56,8 @@ def search_query(body: SearchRequest) -> SearchQuery:
                        filters=plain_filters(body.filters), offset=body.offset, limit=body.limit,
                        fusion=body.fusion, versions=body.versions, as_of=body.as_of,
                        diagnose=tuple(body.diagnose), facets=tuple(body.facets or ()),
-                       syntax=body.syntax)
+                       syntax=body.syntax,
+                       autocut=int(body.autocut))  # true: the first drop
 
 
 def plain_filters(filters: dict[str, Any] | None) -> dict[str, Any]:
@@ -89,6 +91,7 @@ def evidence_result(answer: SearchAnswer, *, explain: bool) -> EvidenceResult:
         applied_filters=answer.applied_filters, scope=answer.scope, timings=answer.timings,
         warnings=answer.warnings,
         query_syntax=QuerySyntax(**answer.query_syntax) if answer.query_syntax else None,
+        autocut=AutocutInfo(**answer.autocut) if answer.autocut else None,
         lanes=[LaneExplain(lane=r.lane, floor=r.floor if math.isfinite(r.floor) else None,
                            fetched=r.fetched, kept=len(r.hits),  # type: ignore[arg-type]
                            removed_by_floor=r.fetched - len(r.hits), depth=r.depth)

@@ -22,6 +22,7 @@ from pydantic import (
 
 from app.formats import KINDS
 from app.limits import is_valid_utf8
+from app.search.autocut import MAX_JUMPS
 from app.search.facets import FACET_KEY_PATTERN
 from app.search.filters import FILTER_KEY_PATTERN, MAX_FILTER_KEYS
 from app.search.service import MAX_WINDOW
@@ -226,6 +227,12 @@ class SearchRequest(BaseModel):
     offset: JsonInteger = Field(0, ge=0, le=MAX_WINDOW, description="offset + limit ≤ 200")
     limit: JsonInteger = Field(10, ge=1, le=MAX_WINDOW, description="Document Versions per page")
     explain: bool = Field(False, description="Add per-lane scores and ranks to each item")
+    autocut: bool | Annotated[JsonInteger, Field(ge=0, le=MAX_JUMPS)] = Field(
+        False, description="Stop the answer at a sharp drop of the score: true (or 1) at the "
+                           "first, n at the n-th (≤ 10); false or 0: off. Weaviate's rule: the "
+                           "scores, scaled from the first to the last, against a straight line; "
+                           "a local maximum of the difference is a drop (meta.autocut says "
+                           "where it cut)")
     syntax: bool = Field(True, description='Read "a quoted phrase" (it must occur as written '
                                            "in every returned version's cited text) and "
                                            "-word (leaves out every version holding the word; "
@@ -377,6 +384,12 @@ class LaneExplain(BaseModel):
     depth: int = Field(description="How deep the lane searched")
 
 
+class AutocutInfo(BaseModel):
+    jumps: int = Field(description="The drop it stopped at (1: the first)")
+    kept: int = Field(description="Versions kept: those before that drop")
+    of: int = Field(description="Versions it looked at (at least the first 50 found)")
+
+
 class QuerySyntax(BaseModel):
     """The phrases and exclusions read from the query (app/search/query_syntax.py)."""
 
@@ -496,6 +509,7 @@ class Meta(BaseModel):
     facets: dict[str, list[FacetValue]] | None = Field(
         None, description="With facets: each key's values, most versions first (the ranked "
                           "set; a lower bound where total_is_lower_bound)")
+    autocut: AutocutInfo | None = Field(None, description="With autocut: where it cut")
     query_syntax: QuerySyntax | None = Field(
         None, description="When the query holds a phrase or an exclusion: what was read and "
                           "how many versions each removed")

@@ -23,6 +23,7 @@ from app.errors import BadRequest, Conflict
 from app.registry import bm25_stats, discovery
 from app.registry import documents as docs_registry
 from app.registry.documents import ShownVersion
+from app.search.autocut import AUTOCUT_SPAN, autocut
 from app.search.diagnose import Diagnosis, SearchContext, diagnose
 from app.search.facets import check_facets, count_facets, version_facts
 from app.search.filters import RESERVED, RESERVED_FIELDS, parse_filters
@@ -57,6 +58,7 @@ class SearchQuery:
     diagnose: tuple[str, ...] = ()  # document ids to explain (app/search/diagnose.py)
     facets: tuple[str, ...] = ()  # keys to count values of over the ranked versions
     syntax: bool = True  # "phrases" and -exclusions (app/search/query_syntax.py); off: plain
+    autocut: int = 0  # stop at the n-th sharp drop of the score (app/search/autocut.py); 0: off
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,7 @@ class SearchAnswer:
     failures: list[LaneFailure] = field(default_factory=list)  # asked for, did not answer
     # the phrases and exclusions read from the query and what each removed (None: none)
     query_syntax: dict[str, Any] | None = None
+    autocut: dict[str, int] | None = None  # with autocut: jumps, kept, of
 
     @property
     def status(self) -> str:
@@ -151,7 +154,8 @@ class SearchService:
                        if self.engine.settings.entity_weight > 0 else ())
         if query.scope in ("content", "both"):
             plan = SearchPlan(
-                query=words, alpha=alpha, rerank=query.rerank, limit=window, filter=flt,
+                query=words, alpha=alpha, rerank=query.rerank,
+                limit=max(window, AUTOCUT_SPAN) if query.autocut else window, filter=flt,
                 corpus=client_corpus(session, client_id, self.engine.bm25_prior),
                 fusion=fusion, entity_keys=entity_keys)
             outcome = self.engine.search(plan)
@@ -194,6 +198,13 @@ class SearchService:
         else:
             ranked = fuse_versions(content_ranks, metadata_ranks, content_scores={
                 key: hit.best.fused for key, hit in by_content.items()})
+        cut = None
+        if query.autocut:
+            scores = [_version_score(query.scope, key, lanes, by_content, by_metadata)
+                      for key, lanes in ranked]
+            keep = autocut(scores, query.autocut)
+            cut = {"jumps": query.autocut, "kept": keep, "of": len(ranked)}
+            ranked = ranked[:keep]
         if any(lane.lane == "entity" for lane in lane_results):
             contributions = dict(ranked)
             for key, rank in entity_ranks(content).items():  # part of the content lane's
@@ -250,6 +261,7 @@ class SearchService:
             reranked=reranked, reranked_count=reranked_count, applied_filters=applied,
             timings=timings, warnings=warnings, lanes=lane_results, degradations=degradations,
             diagnoses=diagnoses, failures=failures, facets=facets, query_syntax=syntax_report,
+            autocut=cut,
             searched=sorted({lane.lane for lane in lane_results}, key=LANE_ORDER.index)
             + (["metadata"] if wants_metadata else []))
 
@@ -278,6 +290,19 @@ class SearchService:
                   "removed_by_phrases": len(keys_before - keys_phrased),
                   "removed_by_exclusions": len(keys_phrased & excluded), "complete": complete}
         return kept_content, kept_metadata, report
+
+
+def _version_score(scope: str, key: VersionKey, lanes: Mapping[str, int],
+                   by_content: Mapping[VersionKey, VersionHit],
+                   by_metadata: Mapping[VersionKey, MetadataHit]) -> float:
+    """The score a version is ranked by, for autocut: its best chunk's fused score (scope
+    content), its best leaf's (metadata), or its rank fusion across the two (both: as
+    metadata_lane.fuse_versions)."""
+    if scope == "both":
+        return sum(1 / (60 + r) for lane, r in lanes.items() if lane in ("content", "metadata"))
+    if scope == "content":
+        return by_content[key].best.fused
+    return by_metadata[key].best
 
 
 def _in_time(flt: ChunkFilter, query: SearchQuery) -> ChunkFilter:

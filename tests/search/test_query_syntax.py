@@ -4,8 +4,6 @@ it should, saying so in meta."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from app.search.query_syntax import ParsedQuery, holds_phrase, parse_query
