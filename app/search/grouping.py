@@ -1,16 +1,22 @@
 """Group ranked chunks into Document Versions.
 
-A version ranks by its best chunk. Its evidence is up to three of its matching chunks, best
-first, preferring chunks that are not direct neighbours (chunk index ± 1) of one already chosen
-— overlapping neighbours repeat the same text — as long as a distinct one is left.
-``total`` counts the version's matching chunks among the candidates.
+A version ranks by its best chunk. Its evidence is up to three of its matching chunks chosen to
+cover the query together: the best chunk first, then, among the next ``COVER_POOL`` best, the
+one that adds the most query words (literal spans) not yet cited, ties to the better ranked —
+so "fees and termination" cites the fee clause beside the best termination clause rather than
+two more termination clauses. Chunks that add no word follow in rank order. Direct neighbours
+(chunk index ± 1) of a chosen chunk repeat its text and give way while a distinct chunk is
+left. Without texts or words (a match by meaning) it is rank order. The row's rank is unchanged.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from app.search.spans import literal_spans
 from app.search.types import MAX_EVIDENCE, Candidate, VersionHit
+from app.store.payload import TEXT
+from app.textnorm import fold
 
 
 def group_versions(ranked: list[Candidate]) -> list[VersionHit]:
@@ -22,24 +28,43 @@ def group_versions(ranked: list[Candidate]) -> list[VersionHit]:
             for key, chunks in by_version.items()]
 
 
-def pick_evidence(chunks: list[Candidate], max_items: int = MAX_EVIDENCE) -> list[Candidate]:
+COVER_POOL = 10  # a row's best chunks the evidence is chosen from (their texts are read)
+
+
+def pick_evidence(chunks: list[Candidate], max_items: int = MAX_EVIDENCE,
+                  terms: frozenset[str] = frozenset()) -> list[Candidate]:
+    """Up to ``max_items`` of ``chunks`` (best first), covering ``terms`` greedily; returned in
+    rank order."""
+    pool = chunks[:max(COVER_POOL, max_items)]
+    found = {c.point_id: _terms_in(c, terms) for c in pool} if terms else {}
     chosen: list[Candidate] = []
-    deferred: list[Candidate] = []
-    for c in chunks:
-        if len(chosen) == max_items:
+    covered: set[str] = set()
+    while len(chosen) < max_items:
+        left = [c for c in pool if c not in chosen]
+        if not left:
             break
-        if any(abs(c.chunk_index - p.chunk_index) == 1 for p in chosen):
-            deferred.append(c)
-        else:
-            chosen.append(c)
-    for c in deferred:  # not enough distinct chunks: neighbours after all, in rank order
-        if len(chosen) == max_items:
-            break
-        chosen.append(c)
+        distinct = [c for c in left
+                    if not any(abs(c.chunk_index - p.chunk_index) == 1 for p in chosen)]
+        options = distinct or left
+        best = max(options, key=lambda c: (len(found.get(c.point_id, set()) - covered),
+                                           -pool.index(c)))
+        chosen.append(best)
+        covered |= found.get(best.point_id, set())
     order = {c.point_id: i for i, c in enumerate(chunks)}
     return sorted(chosen, key=lambda c: order[c.point_id])
 
 
-def with_evidence(versions: list[VersionHit]) -> list[VersionHit]:
-    """The evidence stage: each version with its evidence picked (run for the shown page)."""
-    return [replace(v, evidence=tuple(pick_evidence(list(v.chunks)))) for v in versions]
+def _terms_in(c: Candidate, terms: frozenset[str]) -> set[str]:
+    """The query words a chunk's text holds (as literal spans find them)."""
+    text = c.payload.get(TEXT)
+    if not text:
+        return set()
+    return {fold(str(s["text"])) for s in literal_spans(text, terms)}
+
+
+def with_evidence(versions: list[VersionHit],
+                  terms: frozenset[str] = frozenset()) -> list[VersionHit]:
+    """The evidence stage: each version with its evidence picked (run for the shown page; the
+    chunks' texts read beforehand where the query has words to cover)."""
+    return [replace(v, evidence=tuple(pick_evidence(list(v.chunks), terms=terms)))
+            for v in versions]

@@ -20,7 +20,7 @@ from app.models.encoders import SparseVec
 from app.models.loading import LoadedModels
 from app.search.feedback import expand_sparse, rocchio
 from app.search.fusion import FUSERS, SCORE_FUSIONS, as_if_unfiltered
-from app.search.grouping import group_versions
+from app.search.grouping import COVER_POOL, group_versions
 from app.search.lanes import LANE_FIELDS, dense_lane, entity_lane, hydrate, sparse_lane
 from app.search.query_syntax import holds_phrase, holds_phrases
 from app.search.rerank import rerank as rerank_stage
@@ -189,10 +189,19 @@ class SearchEngine:
                 for i, v in enumerate(versions)]
 
     def with_texts(self, versions: list[VersionHit]) -> list[VersionHit]:
-        """The versions with their evidence chunks' full payloads, in one store call."""
-        full = {c.point_id: c for c in hydrate(self.store, [c for v in versions
-                                                            for c in v.evidence])}
+        """The versions with their evidence chunks' full payloads, in one store call (those
+        read already are not read again)."""
+        full = {c.point_id: c for c in hydrate(self.store, [
+            c for v in versions for c in v.evidence if TEXT not in c.payload])}
         return [replace(v, evidence=tuple(full.get(c.point_id, c) for c in v.evidence))
+                for v in versions]
+
+    def with_pool_texts(self, versions: list[VersionHit]) -> list[VersionHit]:
+        """The versions with the full payloads of the chunks their evidence is chosen from
+        (grouping.COVER_POOL best each), in one store call."""
+        wanted = [c for v in versions for c in v.chunks[:COVER_POOL] if TEXT not in c.payload]
+        full = {c.point_id: c for c in hydrate(self.store, wanted)}
+        return [replace(v, chunks=tuple(full.get(c.point_id, c) for c in v.chunks))
                 for v in versions]
 
     def _start_embedding(self, query: str,

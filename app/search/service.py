@@ -217,10 +217,13 @@ class SearchService:
             t0 = time.perf_counter()
             shown = self.engine.own_chunks(plan, outcome, shown, parsed.phrases)
             timings["evidence"] = round((time.perf_counter() - t0) * 1000, 3)
-        shown = self.engine.with_texts(with_evidence(shown))
+        terms = query_terms(words)
+        if terms:  # evidence chosen to cover the query's words: the pool's texts first
+            shown = self.engine.with_pool_texts(shown)
+        shown = self.engine.with_texts(with_evidence(shown, terms))
         if outcome is not None and outcome.dense_vector is not None and shown:
             t0 = time.perf_counter()  # snippets of chunks matched by meaning alone
-            shown = self.engine.with_focus(shown, query_terms(words),
+            shown = self.engine.with_focus(shown, terms,
                                            outcome.dense_vector)
             timings["evidence"] = round(timings.get("evidence", 0.0)
                                         + (time.perf_counter() - t0) * 1000, 3)

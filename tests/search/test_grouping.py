@@ -32,3 +32,27 @@ def test_two_versions_of_one_document_are_two_rows() -> None:
 
 def test_grouping_alone_picks_no_evidence() -> None:
     assert group_versions([cand("a", 0)])[0].evidence == ()
+
+
+def test_evidence_covers_the_querys_words_before_repeating_the_best_one() -> None:
+    """"fees and termination": three termination clauses outrank the fee clause; the second
+    pick is the fee clause (it adds "fees"), the third the best termination clause left."""
+    from app.search.spans import query_terms
+
+    ranked = [cand("c", 0, text="Termination with notice; termination for cause."),
+              cand("c", 4, text="Termination on insolvency."),
+              cand("c", 8, text="Termination assistance after termination."),
+              cand("c", 12, text="The monthly fees are invoiced in advance.")]
+    (version,) = with_evidence(group_versions(ranked), query_terms("fees and termination"))
+    assert [c.chunk_index for c in version.evidence] == [0, 4, 12]  # rank order kept
+    (plain,) = with_evidence(group_versions(ranked))  # no words: rank order, as before
+    assert [c.chunk_index for c in plain.evidence] == [0, 4, 8]
+
+
+def test_a_chunk_adding_a_word_beats_a_better_ranked_one_that_adds_none() -> None:
+    from app.search.spans import query_terms
+
+    ranked = [cand("c", 0, text="alpha beta"), cand("c", 3, text="alpha"),
+              cand("c", 6, text="beta"), cand("c", 9, text="gamma alpha")]
+    (version,) = with_evidence(group_versions(ranked), query_terms("alpha beta gamma"))
+    assert [c.chunk_index for c in version.evidence] == [0, 3, 9]  # 9 adds gamma; then rank
