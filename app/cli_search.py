@@ -176,6 +176,17 @@ def print_answer(console: Console, answer: dict[str, Any], *, explain: bool = Fa
         for leaf in row["metadata_evidence"]["items"]:
             console.print(indented(Text(f"{leaf['key']} = {json.dumps(leaf['value'])} "
                                        f"({leaf['match']})", style="magenta"), 4))
+    said = []
+    if meta.get("query_syntax"):
+        syntax = meta["query_syntax"]
+        said += [f'phrase "{p}"' for p in syntax["phrases"]]
+        said += [f"without {w}" for w in syntax["exclusions"]]
+        said.append(f"removed {syntax['removed_by_phrases'] + syntax['removed_by_exclusions']}")
+    if meta.get("autocut"):
+        cut = meta["autocut"]
+        said.append(f"autocut kept {cut['kept']} of {cut['of']}")
+    if said:
+        console.print(Text("  " + " · ".join(said), style="dim"))
     retrieval = meta["retrieval"]
     searched = retrieval.get("lanes")
     console.print(Text(f"alpha {retrieval['alpha']}"

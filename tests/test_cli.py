@@ -56,6 +56,17 @@ def test_ingest_a_folder_then_search_it(env: Path) -> None:
     bad = runner.invoke(app, ["search", "   "])
     assert bad.exit_code == 1 and "INVALID_QUERY" in bad.output
 
+    # a phrase, an exclusion and autocut reach the search and are said back; the snippet is
+    # shown with the matched words
+    phrased = runner.invoke(app, ["search", '"paid vacation" -toner', "--autocut", "1"])
+    assert phrased.exit_code == 0, phrased.output
+    assert 'phrase "paid vacation"' in phrased.output and "without toner" in phrased.output
+    assert "autocut kept 1 of 1" in phrased.output and "handbook.md" in phrased.output
+    assert "invoice.txt" not in phrased.output
+    plain = runner.invoke(app, ["search", "--plain", "--json", "--alpha", "0", "--", "-toner"])
+    assert json.loads(plain.output)["results"][0]["document_version"]["document_id"] == (
+        "sub-note.txt")  # --plain: "-toner" is the word toner
+
 
 def test_reindex_rebuilds_a_collection_scored_the_old_way(env: Path) -> None:
     folder = env / "docs"

@@ -48,11 +48,19 @@ def search(
         "--facet", metavar="KEY",
         help="count the ranked versions' values of KEY: kind, source, custom.project, "
              "entities.organizations (repeatable, up to 10)")] = None,
+    autocut: Annotated[int, typer.Option(
+        "--autocut", min=0, max=10, metavar="JUMPS",
+        help="stop at the JUMPS-th sharp drop of the score (1: the clear matches only)")] = 0,
+    syntax: Annotated[bool, typer.Option(
+        "--syntax/--plain",
+        help='read "a phrase" and -word in the query (--plain: every character a word)')]
+    = True,
     as_json: JsonOption = False,
     api_key: ApiKeyOption = None,
     server: ServerOption = None,
 ) -> None:
-    """Search like POST /search: one block per document version, its cited chunks beneath."""
+    """Search like POST /search: one block per document version, its cited chunks beneath.
+    Quote a phrase to require it ("paid holiday"); -word leaves out what holds word."""
     from app.cli_search import (
         parse_filter_options,
         print_answer,
@@ -65,7 +73,8 @@ def search(
     def fetch() -> dict:
         body = {"query": query, "scope": scope, "filters": parse_filter_options(filters or []),
                 "rerank": rerank, "explain": explain, "limit": limit, "offset": offset,
-                "versions": versions, "diagnose": why or [],
+                "versions": versions, "diagnose": why or [], "syntax": syntax,
+                **({"autocut": autocut} if autocut else {}),
                 **({"facets": facets} if facets else {}),
                 **({"alpha": alpha} if alpha is not None else {}),
                 **({"as_of": as_of} if as_of else {})}

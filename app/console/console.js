@@ -99,6 +99,7 @@ function searchBody(offset) {
     alpha: Number($("alpha").value),
     rerank: $("rerank").checked,
     explain: $("explain").checked,
+    autocut: $("autocut").checked,
     filters: filtersFromForm(),
     limit: Number($("limit").value),
     offset,
@@ -277,6 +278,14 @@ function renderAnswer(answer, explain) {
     (m.retrieval.reranked ? ` · reranked ${m.retrieval.reranked_count}` : "") +
     ` · ${fmt(m.query_time_ms, 1)} ms` +
     (m.total_is_lower_bound ? " · the total is a lower bound (the candidate ceiling was reached)" : "") }));
+  const said = [];
+  if (m.query_syntax) {
+    said.push(...m.query_syntax.phrases.map((p) => `phrase "${p}"`),
+      ...m.query_syntax.exclusions.map((w) => `without ${w}`),
+      `removed ${m.query_syntax.removed_by_phrases + m.query_syntax.removed_by_exclusions}`);
+  }
+  if (m.autocut) said.push(`clear matches: kept ${m.autocut.kept} of ${m.autocut.of}`);
+  if (said.length) metaBox.append(el("p", { class: "syntax", text: said.join(" · ") }));
   if (m.warnings && m.warnings.length) {
     metaBox.append(el("ul", { class: "warnings" }, m.warnings.map((w) => el("li", { text: w }))));
   }

@@ -144,6 +144,13 @@ def test_upload_search_explain_compare_and_documents(watched: Watched, server: L
     assert f"dense {scores['dense']:.4f} (rank {scores['dense_rank']}" in shown
     assert f"fused {scores['fused']:.6f}" in card.locator(".score-fused").first.inner_text()
     assert page.locator("#timings .bar").count() >= 5  # the stages as bars
+    assert card.locator(".snippet").first.inner_text()  # the snippet, marked, is shown
+    watched.search('"paid vacation" -toner')
+    page.locator("#search-meta .syntax").filter(has_text='phrase "paid vacation"').wait_for()
+    page.get_by_label("Clear matches only").check()
+    watched.search("paid vacation days")
+    page.locator("#search-meta .syntax").filter(has_text="clear matches: kept").wait_for()
+    page.get_by_label("Clear matches only").uncheck()
     page.get_by_label("Why not (document id)").fill("nowhere.pdf")
     watched.search("paid vacation days")
     page.locator(".diagnosis").filter(has_text="Why nowhere.pdf: NOT_FOUND").wait_for()
