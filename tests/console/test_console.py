@@ -107,6 +107,8 @@ def _upload(w: Watched, tmp_path: Path, name: str, text: str) -> None:
     page.get_by_role("button", name="Upload").click()
     page.locator("#upload-status .job span").filter(has_text=f"{name}: published as").wait_for(
         timeout=60_000)
+    # the list refreshes after the job says published: wait for it, not for a busy machine
+    page.locator("#documents tbody tr").filter(has_text=name).first.wait_for(timeout=30_000)
 
 
 def test_a_wrong_key_shows_the_apis_message(watched: Watched) -> None:
