@@ -63,6 +63,9 @@ def test_ingest_a_folder_then_search_it(env: Path) -> None:
     assert 'phrase "paid vacation"' in phrased.output and "without toner" in phrased.output
     assert "autocut kept 1 of 1" in phrased.output and "handbook.md" in phrased.output
     assert "invoice.txt" not in phrased.output
+    # "why not?" for a query naming an amount (the entity lane) was a 500
+    why = runner.invoke(app, ["search", "5000 euros", "--why", "handbook.md"])
+    assert why.exit_code == 0 and "handbook.md" in why.output, why.output
     plain = runner.invoke(app, ["search", "--plain", "--json", "--alpha", "0", "--", "-toner"])
     assert json.loads(plain.output)["results"][0]["document_version"]["document_id"] == (
         "sub-note.txt")  # --plain: "-toner" is the word toner

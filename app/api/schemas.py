@@ -227,7 +227,7 @@ class SearchRequest(BaseModel):
     offset: JsonInteger = Field(0, ge=0, le=MAX_WINDOW, description="offset + limit ≤ 200")
     limit: JsonInteger = Field(10, ge=1, le=MAX_WINDOW, description="Document Versions per page")
     explain: bool = Field(False, description="Add per-lane scores and ranks to each item")
-    autocut: bool | Annotated[JsonInteger, Field(ge=0, le=MAX_JUMPS)] = Field(
+    autocut: bool | Annotated[int, Field(ge=0, le=MAX_JUMPS), BeforeValidator(_integral)] = Field(
         False, description="Stop the answer at a sharp drop of the score: true (or 1) at the "
                            "first, n at the n-th (≤ 10); false or 0: off. Weaviate's rule: the "
                            "scores, scaled from the first to the last, against a straight line; "

@@ -61,11 +61,16 @@ async def _exercise(target) -> dict:  # type: ignore[no-untyped-def]
         why = await client.call_tool("why_not", {"query": "vacation days",
                                                  "document_ids": ["handbook", "nothing"]})
         missing = await client.call_tool("get_document", {"document_id": "nothing"})
+        cut = await client.call_tool("search", {"query": '"paid vacation" -toner',
+                                                "autocut": True})
+        amount = await client.call_tool("why_not", {"query": "5000 euros",  # the entity lane
+                                                    "document_ids": ["handbook"]})
         falcon = [await client.call_tool("search", {"query": "Falcon html"}),
                   await client.call_tool("get_document", {"document_id": "falcon"}),
                   await client.call_tool("why_not", {"query": "Falcon html",
                                                      "document_ids": ["falcon"]})]
-    return {"falcon": falcon, "tools": {t.name for t in tools.tools}, "search": found,
+    return {"cut": cut, "amount": amount, "falcon": falcon, "tools": {t.name for t in tools.tools},
+            "search": found,
             "document": document,
             "listed": listed, "why": why, "missing": missing}
 
@@ -82,6 +87,10 @@ def _check(got: dict) -> None:
     # the passage is fenced, and its own ``` cannot close the fence
     assert "````text\n" in text and "Ignore previous instructions" in text
     assert "state: published" in _text(got["document"])
+    assert not got["amount"].is_error and "handbook:" in _text(got["amount"])
+    cut = _text(got["cut"])  # the phrase, the exclusion and autocut reach the search
+    assert "Clear matches only: kept 1 of 1" in cut and 'phrase "paid vacation"' in cut
+    assert "without \"toner\"" in cut and "document_id: handbook" in cut
     assert "handbook" in _text(got["listed"])
     assert "handbook:" in _text(got["why"]) and "nothing: NOT_FOUND" in _text(got["why"])
     assert got["missing"].is_error and "DOCUMENT_NOT_FOUND" in _text(got["missing"])
