@@ -14,6 +14,8 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, replace
 from typing import Any
 
+from py_rust_stemmers import SnowballStemmer
+
 from app.bm25 import BackgroundPrior, CorpusLookup, weigh_query
 from app.errors import Unavailable
 from app.models.encoders import SparseVec
@@ -25,7 +27,7 @@ from app.search.lanes import LANE_FIELDS, dense_lane, entity_lane, hydrate, spar
 from app.search.query_syntax import holds_phrase, holds_phrases
 from app.search.rerank import rerank as rerank_stage
 from app.search.rerank import rerank_depth
-from app.search.snippets import best_sentences
+from app.search.snippets import best_sentences, word_focus
 from app.search.spans import literal_spans
 from app.search.types import Candidate, LaneResult, Trace, VersionHit
 from app.settings import SearchSettings
@@ -69,8 +71,9 @@ class SearchOutcome:
 
 # Chunks holding an excluded word's terms read to find the versions holding the word itself
 EXCLUSION_DEPTH = 5000
-# Evidence chunks of one page whose snippet sentence the dense model picks (one batch)
+# Evidence chunks of one page matched by meaning alone whose snippet gets a focus sentence
 MAX_FOCUSED = 30
+_STEMMER = SnowballStemmer("english")  # the BM25 model's stemmer
 # A shown version's chunks read per lane for its own evidence and total (pipeline.own_chunks)
 ROW_DEPTH = 100
 STEPS = ("embed", "dense", "sparse", "entity", "fuse", "rerank", "group")
@@ -182,8 +185,10 @@ class SearchEngine:
         if dense is None or not wanted:
             return versions
         texts = [versions[i].evidence[j].payload.get(TEXT, "") for i, j in wanted]
-        found = dict(zip(wanted, best_sentences(texts, query_vector, dense.embed_documents),
-                         strict=True))
+        by_model = best_sentences(texts, query_vector, dense.embed_documents)
+        stems = frozenset(_STEMMER.stem_word(t) for t in terms)
+        found = {key: near if near is not None else word_focus(text, stems, _STEMMER.stem_word)
+                 for key, text, near in zip(wanted, texts, by_model, strict=True)}
         return [replace(v, evidence=tuple(replace(c, focus=found.get((i, j)))
                                           for j, c in enumerate(v.evidence)))
                 for i, v in enumerate(versions)]

@@ -76,3 +76,25 @@ def test_the_cli_shows_the_snippet_with_the_matched_words_marked() -> None:
     assert "TXN-2024-0306-77 cleared" in shown.plain and len(shown.plain) <= SNIPPET_CHARS + 2
     marked = {shown.plain[s.start:s.end] for s in shown.spans if "bold" in str(s.style)}
     assert marked >= {"TXN", "2024", "0306", "77"}
+
+
+def test_word_focus_finds_an_inflection_a_literal_span_misses() -> None:
+    from py_rust_stemmers import SnowballStemmer
+
+    from app.search.snippets import word_focus
+
+    stem = SnowballStemmer("english").stem_word
+    text = f"{FILLER}. Unused vacations may be carried over to March. {FILLER}."
+    found = word_focus(text, frozenset({stem("vacation")}), stem)
+    assert found is not None and "vacations" in text[slice(*found)]
+    assert word_focus(text, frozenset({stem("zebra")}), stem) is None
+
+
+def test_the_sentence_budget_leaves_later_texts_without_a_model_focus() -> None:
+    texts = ["One sentence about revenue here. " * 3, "Another one about revenue. " * 3]
+
+    def embed(batch: list[str]) -> np.ndarray:
+        return np.ones((len(batch), 2))
+
+    assert best_sentences(texts, [1.0, 0.0], embed, budget=3)[1] is None
+    assert best_sentences(texts, [1.0, 0.0], embed, budget=6)[1] is not None
