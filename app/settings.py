@@ -103,6 +103,10 @@ class SearchSettings(_Group):
     # 0.5 exactly the weight 1.0 had before it was scaled, the one chosen on the judged entity
     # queries of tests/search/entity_queries.py (docs/BENCHMARKS.md).
     entity_weight: float = Field(2.0, ge=0.0, le=20.0)
+    # Sentences of evidence chunks matched by meaning alone that the dense model compares with
+    # the query per page, for their snippets (5–12 ms each on the query thread: SciFact p50
+    # 23 → 32 ms at 4); the rest centre on the sentence sharing most word stems. 0: stems only
+    snippet_sentences: int = Field(4, ge=0, le=64)
     # Searches served at once (their worker threads); unset: one per core. More only queue
     # on the interpreter's lock, which the engine holds too: at 50 clients on 2 cores, 63
     # req/s in FastAPI's 40 shared threads against 82 in 2 or 4 (docs/BENCHMARKS.md).

@@ -185,7 +185,8 @@ class SearchEngine:
         if dense is None or not wanted:
             return versions
         texts = [versions[i].evidence[j].payload.get(TEXT, "") for i, j in wanted]
-        by_model = best_sentences(texts, query_vector, dense.embed_documents)
+        by_model = best_sentences(texts, query_vector, dense.embed_documents,
+                                  budget=self.settings.snippet_sentences)
         stems = frozenset(_STEMMER.stem_word(t) for t in terms)
         found = {key: near if near is not None else word_focus(text, stems, _STEMMER.stem_word)
                  for key, text, near in zip(wanted, texts, by_model, strict=True)}

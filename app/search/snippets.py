@@ -20,9 +20,9 @@ import numpy as np
 SNIPPET_CHARS = 320
 SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
 MAX_SENTENCES = 8  # a chunk's sentences compared with the query (the first ones)
-# Sentences embedded per page, in one batch: 5–12 ms each on the serving process's one query
-# thread (32 cost a SciFact search 150 ms at p90), so the best rows' meaning-only chunks get
-# the model and the rest the sentence sharing most word stems with the query (word_focus)
+# Sentences embedded per page, in one batch (EVIDENCE_SEARCH__SNIPPET_SENTENCES): 5–12 ms each
+# on the serving process's one query thread (32 cost a SciFact search 150 ms at p90), so the
+# best rows' meaning-only chunks get the model, the rest the sentence sharing most word stems
 SENTENCE_BUDGET = 4
 MIN_SENTENCE_CHARS = 12
 
