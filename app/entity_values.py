@@ -104,10 +104,28 @@ def money_key(span: str) -> str | None:
         return None
 
 
+# A year written first is always year, month, day (ISO 8601 and its look-alikes): 2024-06-01,
+# 2024/06/01, 2024.06.01, 20240601, with or without a time after it
+YEAR_FIRST = re.compile(r"\s*(\d{4})(?:([-/.])(\d{1,2})\2(\d{1,2})|(\d{2})(\d{2}))"
+                        r"(?:[T ]\d{1,2}:\d{2}.*)?\s*")
+
+
 def date_key(span: str) -> str | None:
-    """``date:YYYY-MM-DD`` when day, month and year are all written, else None."""
+    """``date:YYYY-MM-DD`` when day, month and year are all written, else None.
+
+    The rule: a year written first is year-month-day, always (``2024-06-01`` is 1 June —
+    dateutil read it day first, as 6 January); two numbers before the year are day-month
+    (``01/06/2024``, ``1.6.2024``: 1 June), unless the first can only be a month
+    (``06/25/2024``); month names are read as written (``1 June 2024``, ``June 1st, 2024``)."""
     from dateutil import parser
 
+    year_first = YEAR_FIRST.fullmatch(span)
+    if year_first:
+        year, _, month, day, month8, day8 = year_first.groups()
+        try:
+            return f"date:{dt.date(int(year), int(month or month8), int(day or day8)).isoformat()}"
+        except ValueError:
+            return None
     text = re.sub(r"\bof\b", " ", span)
     numeric = re.fullmatch(r"\s*(\d{1,2})[/.](\d{1,2})[/.](\d{4})\s*", text)
     dayfirst = not (numeric and int(numeric.group(1)) <= 12 < int(numeric.group(2)))

@@ -3,7 +3,11 @@ every way the issue lists, the ambiguous ones and the look-alikes."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from app.entity_values import date_key, entity_keys, id_key, money_key, query_entity_keys
 
@@ -54,3 +58,27 @@ def test_ids_and_chunk_entities() -> None:
                         "2024", "Q1"], "account_numbers": ["ACCT-998877"],
                         "persons": ["Jane Doe"]}) == [
         "money:USD:10000.00", "date:2024-01-15", "id:acct998877"]
+
+
+def _forms(day: dt.date) -> list[str]:
+    """Every way the issue lists of writing one day."""
+    month, short = day.strftime("%B"), day.strftime("%b")
+    suffix = {1: "st", 2: "nd", 3: "rd", 21: "st", 22: "nd", 23: "rd", 31: "st"}.get(day.day, "th")
+    return [day.isoformat(), f"{day.day} {month} {day.year}",
+            f"{month} {day.day}{suffix}, {day.year}", f"{short} {day.day} {day.year}",
+            day.strftime("%d/%m/%Y"),
+            f"{day.day}.{day.month}.{day.year}", day.strftime("%Y/%m/%d"), day.strftime("%Y%m%d")]
+
+
+@given(st.dates(min_value=dt.date(1900, 1, 1), max_value=dt.date(2099, 12, 31)))
+def test_every_written_form_of_a_day_gives_its_key(day: dt.date) -> None:
+    assert {date_key(form) for form in _forms(day)} == {f"date:{day.isoformat()}"}, _forms(day)
+
+
+@pytest.mark.parametrize("day", [dt.date(2024, 6, 1), dt.date(2024, 6, 12),
+                                 dt.date(2024, 6, 13), dt.date(2024, 12, 31)])
+def test_iso_dates_are_year_month_day_on_both_sides_of_twelve(day: dt.date) -> None:
+    """dateutil with dayfirst read 2024-06-01 as 6 January: every ISO day ≤ 12 was wrong."""
+    assert date_key(day.isoformat()) == f"date:{day.isoformat()}"
+    assert date_key(f"{day.isoformat()}T09:30:00Z") == f"date:{day.isoformat()}"
+    assert date_key("2024-13-01") is None and date_key("2024-02-30") is None
