@@ -79,5 +79,11 @@ def fuse_versions(content: Mapping[tuple[str, str], int],
             ranks.setdefault(key, {})[lane] = rank
     scores = content_scores or {}
     return sorted(ranks.items(),
-                  key=lambda item: (-sum(1 / (k + r) for r in item[1].values()),
+                  key=lambda item: (-version_fusion_score(item[1], k),
                                     -scores.get(item[0], float("-inf")), item[0]))
+
+
+def version_fusion_score(ranks: Mapping[str, int], k: int = 60) -> float:
+    """Scope both's score of a version from its lane ranks ({"content": r, "metadata": r};
+    any other entry, such as the entity lane's part of content, counts nothing)."""
+    return sum(1 / (k + r) for lane, r in ranks.items() if lane in ("content", "metadata"))

@@ -24,7 +24,7 @@ from app.search.feedback import expand_sparse, rocchio
 from app.search.fusion import FUSERS, SCORE_FUSIONS, as_if_unfiltered
 from app.search.grouping import COVER_POOL, group_versions
 from app.search.lanes import LANE_FIELDS, dense_lane, entity_lane, hydrate, sparse_lane
-from app.search.query_syntax import holds_phrase, holds_phrases
+from app.search.query_syntax import folded_words, holds_phrase, holds_phrases
 from app.search.rerank import rerank as rerank_stage
 from app.search.rerank import rerank_depth
 from app.search.snippets import best_sentences, word_focus
@@ -33,7 +33,6 @@ from app.search.types import Candidate, LaneResult, Trace, VersionHit
 from app.settings import SearchSettings
 from app.store import ChunkFilter, VectorStore
 from app.store.payload import DOCUMENT_ID, TEXT, VERSION_ID
-from app.textnorm import WORD, fold
 
 RERANK_CODES = {"rerank_unavailable": "RERANKER_UNAVAILABLE",
                 "rerank_timeout": "RERANKER_TIMEOUT", "rerank_failed": "RERANKER_FAILED"}
@@ -131,28 +130,20 @@ class SearchEngine:
         if outcome.reranked:
             return versions
         floors = self._floors(plan.fusion)
-        ran = {lane.lane for lane in outcome.trace.lanes}
         dense, sparse = outcome.dense_vector, outcome.sparse_vector
-        fuser = FUSERS[plan.fusion]
-        constant = {"k": self.settings.rrf_k} if plan.fusion == "rank" else {}
+        # each lane the search ran, with the query it was asked (entity: as the search did)
+        queries = {"dense": dense, "sparse": sparse,
+                   "entity": dense if dense is not None else sparse}
+        ran = [lane.lane for lane in outcome.trace.lanes if queries.get(lane.lane) is not None]
         rows = []
         for version in versions:
             flt = replace(plan.filter, document_ids=(version.document_id,),
                           version_ids=(version.version_id,))
             found: dict[str, list[Candidate]] = {"dense": [], "sparse": [], "entity": []}
-            if "dense" in ran and dense is not None:
-                found["dense"] = list(dense_lane(self.store, dense, flt, depth=ROW_DEPTH,
-                                                 floor=floors["dense"]).hits)
-            if "sparse" in ran and sparse is not None:
-                found["sparse"] = list(sparse_lane(self.store, sparse, flt, depth=ROW_DEPTH,
-                                                   floor=floors["sparse"]).hits)
-            if "entity" in ran and (dense is not None or sparse is not None):
-                found["entity"] = list(entity_lane(
-                    self.store, dense if dense is not None else sparse, flt,  # type: ignore[arg-type]
-                    plan.entity_keys, depth=ROW_DEPTH).hits)
-            own = fuser(found["dense"], found["sparse"], alpha=plan.alpha,
-                        entity=found["entity"], entity_weight=self.settings.entity_weight,
-                        **constant)
+            for name in ran:
+                found[name] = list(self._ask(name, queries[name], flt, ROW_DEPTH, floors,
+                                             plan.entity_keys).hits)
+            own = self._fuse(plan, found)
             if phrases:  # a phrase's version cites only chunks holding it
                 own = [c for c in hydrate(self.store, own)
                        if holds_phrases(c.payload.get(TEXT, ""), phrases)]
@@ -169,9 +160,9 @@ class SearchEngine:
         if not terms.indices:
             return set(), True
         hits = self.store.query_sparse(terms, flt, EXCLUSION_DEPTH, fields=(*LANE_FIELDS, TEXT))
-        folded = " ".join(fold(w.group(0)) for w in WORD.finditer(word))
+        as_phrase = " ".join(folded_words(word))
         holding = {(h.payload[DOCUMENT_ID], h.payload[VERSION_ID]) for h in hits
-                   if holds_phrase(h.payload.get(TEXT, ""), folded)}
+                   if holds_phrase(h.payload.get(TEXT, ""), as_phrase)}
         return holding, len(hits) < EXCLUSION_DEPTH
 
     def with_focus(self, versions: list[VersionHit], terms: frozenset[str],
@@ -194,19 +185,21 @@ class SearchEngine:
                                           for j, c in enumerate(v.evidence)))
                 for i, v in enumerate(versions)]
 
+    def _read(self, chunks: list[Candidate]) -> dict[str, Candidate]:
+        """Those of ``chunks`` not read yet, with their full payloads, in one store call."""
+        return {c.point_id: c for c in hydrate(self.store, [
+            c for c in chunks if TEXT not in c.payload])}
+
     def with_texts(self, versions: list[VersionHit]) -> list[VersionHit]:
-        """The versions with their evidence chunks' full payloads, in one store call (those
-        read already are not read again)."""
-        full = {c.point_id: c for c in hydrate(self.store, [
-            c for v in versions for c in v.evidence if TEXT not in c.payload])}
+        """The versions with their evidence chunks' full payloads."""
+        full = self._read([c for v in versions for c in v.evidence])
         return [replace(v, evidence=tuple(full.get(c.point_id, c) for c in v.evidence))
                 for v in versions]
 
     def with_pool_texts(self, versions: list[VersionHit]) -> list[VersionHit]:
         """The versions with the full payloads of the chunks their evidence is chosen from
-        (grouping.COVER_POOL best each), in one store call."""
-        wanted = [c for v in versions for c in v.chunks[:COVER_POOL] if TEXT not in c.payload]
-        full = {c.point_id: c for c in hydrate(self.store, wanted)}
+        (grouping.COVER_POOL best each)."""
+        full = self._read([c for v in versions for c in v.chunks[:COVER_POOL]])
         return [replace(v, chunks=tuple(full.get(c.point_id, c) for c in v.chunks))
                 for v in versions]
 
@@ -280,16 +273,10 @@ class SearchEngine:
 
         def run(name: str, query: Any) -> None:
             """One lane with the filters and, where they narrow, without them."""
-            def ask(flt: ChunkFilter) -> LaneResult:
-                if name == "entity":
-                    return entity_lane(self.store, query, flt, plan.entity_keys, depth=depth)
-                lane_of = sparse_lane if name == "sparse" else dense_lane
-                return lane_of(self.store, query, flt, depth=depth, floor=floors[name])
-
-            lane = ask(plan.filter)
+            lane = self._ask(name, query, plan.filter, depth, floors, plan.entity_keys)
             hits[name] = list(lane.hits)
             if narrowed:
-                whole = ask(unfiltered)
+                whole = self._ask(name, query, unfiltered, depth, floors, plan.entity_keys)
                 base[name] = list(whole.hits)
                 lane = replace(lane, unfiltered_ids=whole.fetched_ids)
             lanes.append(lane)
@@ -307,21 +294,28 @@ class SearchEngine:
                                                      or sparse_vector is not None):
             run("entity", vector if vector is not None else sparse_vector)
             clock.lap("entity")
-        fuser = FUSERS[plan.fusion]
-        weight = self.settings.entity_weight
-        constant = {"k": self.settings.rrf_k} if plan.fusion == "rank" else {}
-
-        def fuse_lanes(found: dict[str, list]) -> list:
-            return fuser(found["dense"], found["sparse"], alpha=plan.alpha,
-                         entity=found["entity"], entity_weight=weight, **constant)
-
-        fused = fuse_lanes(hits)
+        fused = self._fuse(plan, hits)
         base_fused = None
         if narrowed:
-            base_fused = fuse_lanes(base)
+            base_fused = self._fuse(plan, base)
             fused = as_if_unfiltered(base_fused, fused)
         clock.lap("fuse")
         return lanes, fused, base_fused
+
+    def _ask(self, name: str, query: Any, flt: ChunkFilter, depth: int,
+             floors: dict[str, float], entity_keys: tuple[str, ...]) -> LaneResult:
+        """One lane, by name, to ``depth`` inside ``flt``."""
+        if name == "entity":
+            return entity_lane(self.store, query, flt, entity_keys, depth=depth)
+        lane_of = sparse_lane if name == "sparse" else dense_lane
+        return lane_of(self.store, query, flt, depth=depth, floor=floors[name])
+
+    def _fuse(self, plan: SearchPlan, found: dict[str, list]) -> list:
+        """The lanes' hits ({lane: hits}) fused as the plan says."""
+        constant = {"k": self.settings.rrf_k} if plan.fusion == "rank" else {}
+        return FUSERS[plan.fusion](found["dense"], found["sparse"], alpha=plan.alpha,
+                                   entity=found["entity"],
+                                   entity_weight=self.settings.entity_weight, **constant)
 
     def _feedback(self, plan: SearchPlan, fused: list, vector: list[float] | None,
                   sparse_vector: SparseVec | None

@@ -33,12 +33,17 @@ class ParsedQuery:
         return bool(self.phrases or self.exclusions)
 
 
+def folded_words(text: str) -> list[str]:
+    """The text's words as literal spans compare them: lower case, accents off."""
+    return [fold(w.group(0)) for w in WORD.finditer(text)]
+
+
 def parse_query(query: str) -> ParsedQuery:
     """The query's phrases and exclusions, and the text the lanes read."""
     phrases: list[str] = []
 
     def keep_phrase(match: re.Match[str]) -> str:
-        words = [fold(w.group(0)) for w in WORD.finditer(match.group(1))]
+        words = folded_words(match.group(1))
         if words and len(phrases) < MAX_PHRASES:
             phrases.append(" ".join(words))
         return f" {match.group(1)} "
@@ -60,7 +65,7 @@ def parse_query(query: str) -> ParsedQuery:
 def holds_phrase(text: str, phrase: str) -> bool:
     """Whether ``phrase`` (folded words joined by a space) occurs in ``text`` word for word,
     whatever separates the words there."""
-    words = [fold(w.group(0)) for w in WORD.finditer(text)]
+    words = folded_words(text)
     wanted = phrase.split(" ")
     n = len(wanted)
     return any(words[i:i + n] == wanted for i in range(len(words) - n + 1))

@@ -28,7 +28,13 @@ from app.search.diagnose import Diagnosis, SearchContext, diagnose
 from app.search.facets import check_facets, count_facets, version_facts
 from app.search.filters import RESERVED, RESERVED_FIELDS, parse_filters
 from app.search.grouping import with_evidence
-from app.search.metadata_lane import MetadataHit, fuse_versions, lookup_terms, rank_versions
+from app.search.metadata_lane import (
+    MetadataHit,
+    fuse_versions,
+    lookup_terms,
+    rank_versions,
+    version_fusion_score,
+)
 from app.search.pipeline import EXCLUSION_DEPTH, SearchEngine, SearchPlan
 from app.search.query_syntax import ParsedQuery, holds_phrases, parse_query
 from app.search.spans import query_terms
@@ -268,7 +274,6 @@ class SearchService:
             searched=sorted({lane.lane for lane in lane_results}, key=LANE_ORDER.index)
             + (["metadata"] if wants_metadata else []))
 
-
     def _apply_syntax(self, parsed: ParsedQuery, flt: ChunkFilter, content: list[VersionHit],
                       metadata: list[MetadataHit]
                       ) -> tuple[list[VersionHit], list[MetadataHit], dict[str, Any]]:
@@ -302,7 +307,7 @@ def _version_score(scope: str, key: VersionKey, lanes: Mapping[str, int],
     content), its best leaf's (metadata), or its rank fusion across the two (both: as
     metadata_lane.fuse_versions)."""
     if scope == "both":
-        return sum(1 / (60 + r) for lane, r in lanes.items() if lane in ("content", "metadata"))
+        return version_fusion_score(lanes)
     if scope == "content":
         return by_content[key].best.fused
     return by_metadata[key].best
