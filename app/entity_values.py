@@ -18,7 +18,11 @@ them too. Rules stated here:
 - a three-letter currency code counts when written in capitals (``TRY 500`` is Turkish lira,
   ``try 500`` is not money);
 - an account number or transaction reference is folded: case, spaces and ``- _ . / # :``
-  removed (``ACCT 998877`` = ``acct998877`` = ``ACCT-998877``).
+  removed (``ACCT 998877`` = ``acct998877`` = ``ACCT-998877``);
+- IBANs, BICs, e-mail addresses and phone numbers are found and validated by
+  app/identifiers.py, keyed ``id:``, ``email:`` and ``phone:`` in one folded form;
+- a table cell is money where its column header names a currency (``currency_in_header``:
+  a symbol or an ISO code in capitals, ingest/entities.py ``table_money``).
 """
 
 from __future__ import annotations
@@ -52,16 +56,17 @@ _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|
           r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
 DATE_SPAN = re.compile(
-    rf"\b(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{1,2}}[/.]\d{{1,2}}[/.]\d{{4}}"
+    rf"\b(?:\d{{4}}([-/.])\d{{1,2}}\1\d{{1,2}}|\d{{1,2}}[/.]\d{{1,2}}[/.]\d{{4}}"
     rf"|{_DAY}\s+(?:of\s+)?{_MONTH},?\s+\d{{4}}|{_MONTH}\s+{_DAY},?\s+\d{{4}})\b",
     re.IGNORECASE)
-ID_SPAN = re.compile(r"\b(?:ACCT|ACC|ACCOUNT|TXN|INV|REF|PO)[-#:_ ]?\d[\d-]{2,}\b",
-                     re.IGNORECASE)
+ID_SPAN = re.compile(r"\b(?:ACCT|ACC|ACCOUNT|TXN|INV|REF|PO)[-#:_ ]?"
+                     r"(?:\d{4}(?:[ ]\d{4})+(?:[ ]\d{1,4})?|\d[\d-]{2,})\b", re.IGNORECASE)
 _FOLD = re.compile(r"[\s\-_./#:]+")
 
 # contract entity group → how its values are keyed
 KEYED_GROUPS = {"monetary_amounts": "money", "dates_times": "date",
-                "account_numbers": "id", "transaction_references": "id"}
+                "account_numbers": "account", "transaction_references": "id",
+                "email_addresses": "email", "phone_numbers": "phone"}
 
 
 @lru_cache(maxsize=1)
@@ -82,6 +87,16 @@ def _currency(text: str) -> str | None:
         if len(word) == 3 and word.isupper() and word in iso_currency_codes():
             return word
     return None
+
+
+def currency_in_header(text: str) -> str | None:
+    """The currency a table header or a currency cell names by symbol or ISO code in capitals
+    (``Debit (EUR)``, ``Amount USD``, ``€``) — never by a word (``Weight (pounds)``)."""
+    for symbol in ("US$", "$", "€", "£", "¥"):
+        if symbol in text:
+            return CURRENCY_NAMES[symbol.lower()]
+    codes = [w for w in re.findall(r"\b[A-Z]{3}\b", text) if w in iso_currency_codes()]
+    return codes[0] if len(codes) == 1 else None
 
 
 def money_key(span: str) -> str | None:
@@ -144,7 +159,30 @@ def id_key(span: str) -> str | None:
     return f"id:{folded}" if re.search(r"\d", folded) and len(folded) >= 4 else None
 
 
-KEYERS = {"money": money_key, "date": date_key, "id": id_key}
+def account_key(span: str) -> str | None:
+    """An account number's key: a valid IBAN or BIC in its folded form, else an id's."""
+    from app.identifiers import identifier_key
+
+    return identifier_key("account_numbers", span) or id_key(span)
+
+
+def _identifier_keyer(group: str):  # type: ignore[no-untyped-def]
+    def keyer(span: str) -> str | None:
+        from app.identifiers import identifier_key
+
+        return identifier_key(group, span)
+    return keyer
+
+
+KEYERS = {"money": money_key, "date": date_key, "id": id_key, "account": account_key,
+          "email": _identifier_keyer("email_addresses"),
+          "phone": _identifier_keyer("phone_numbers")}
+
+
+def value_key(group: str, value: str) -> str | None:
+    """The key of a value a filter names under an entity group (None: not keyable there)."""
+    keyer = KEYERS.get(KEYED_GROUPS.get(group, ""))
+    return keyer(value) if keyer else None
 
 
 def entity_keys(groups: Mapping[str, Sequence[str]]) -> list[str]:
@@ -160,7 +198,10 @@ def entity_keys(groups: Mapping[str, Sequence[str]]) -> list[str]:
 
 def query_entities(query: str) -> list[tuple[str, str]]:
     """(the span as written, its key) of each amount, day and id the query names."""
-    found: list[tuple[str, str]] = []
+    from app.identifiers import find_identifiers
+
+    found: list[tuple[str, str]] = [(query[i.start:i.end], i.key)
+                                    for i in find_identifiers(query)]
     for pattern, keyer in ((MONEY_SPAN, money_key), (DATE_SPAN, date_key), (ID_SPAN, id_key)):
         for match in pattern.finditer(query):
             key = keyer(match.group(0))

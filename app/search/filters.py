@@ -11,17 +11,17 @@ mention the entity. Filters narrow the candidates and never change rank.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from app.entity_values import date_key, iso_currency_codes, money_key
+from app.entity_values import date_key, iso_currency_codes, money_key, value_key
 from app.errors import BadRequest
 from app.formats import KINDS
 from app.leaves import ENTITY_GROUPS, GROUPS, KEY_RE, STANDARD_TYPES, Leaf, value_type
 from app.limits import check_scalar
 from app.store import ChunkFilter
 from app.store.base import Alternatives, Bounds
-from app.store.payload import DAY_TREE, ENTITY_DAYS, ENTITY_MONEY, day_number
+from app.store.payload import DAY_TREE, ENTITY_DAYS, ENTITY_KEYS, ENTITY_MONEY, day_number
 
 RESERVED = ("document_id", "version_id", "kind", "source")
 # What parse_filters accepts as a key, for the spec (\w as Python reads it): a reserved key, a
@@ -212,9 +212,18 @@ def _conditions(key: str, values: list[Scalar]) -> list[Alternatives]:
     alternatives: list[tuple[str, tuple[Scalar, ...]]] = []
     if others:
         alternatives.append((path, others))
+    if key.startswith("entities.") and (keys := _entity_keys(key, others)):
+        alternatives.append((ENTITY_KEYS, keys))  # an IBAN, an amount, a day in any spelling
     if bools:
         alternatives.append((f"meta_bool.{key}", bools))
     return [tuple(alternatives)]
+
+
+def _entity_keys(key: str, values: Sequence[Scalar]) -> tuple[str, ...]:
+    """The keys of the values an entity filter names (app/entity_values.value_key)."""
+    group = key.partition(".")[2]
+    return tuple(dict.fromkeys(k for v in values if isinstance(v, str)
+                               and (k := value_key(group, v))))
 
 
 def _leaf_number(key: str, value: Any) -> float | None:
@@ -259,7 +268,11 @@ def leaf_matches(leaves: list[Leaf], applied: Mapping[str, list[Any]]) -> bool:
                 return False
             continue
         wanted = {(_norm_type(v), _norm_value(v)) for v in values}
+        keys = set(_entity_keys(key, values)) if key.startswith("entities.") else set()
+        group = key.partition(".")[2]
         if not any((_norm_type(leaf.value), _norm_value(leaf.value)) in wanted
+                   or (keys and isinstance(leaf.value, str)
+                       and value_key(group, leaf.value) in keys)
                    for leaf in leaves if leaf.key == key):
             return False
     return True

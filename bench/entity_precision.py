@@ -1,0 +1,101 @@
+"""Entity precision and recall per group on the judged set (tests/ingest/judged_entities.json),
+before and after issue 33: "before" is ingest/entities.py as a git revision held it (run from
+that revision's source, with today's keys for matching, so only the finding differs), "after"
+the working tree's — with its checks on, and with them off (rules only, the ablation).
+
+    python -m bench.entity_precision [--before ecec385] [--judged tests/ingest/judged_entities_heldout.json]
+
+A found value matches a judged one by its key where its group has one (app/entity_values
+``value_key``: ``EUR 48,500.00`` = ``EUR 48500``), else folded (case and spaces); values in a
+document's ``also_ok`` count neither way. Micro-averaged over the documents.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import types
+from collections import Counter
+from pathlib import Path
+
+from app.entity_values import value_key
+from app.leaves import ENTITY_GROUPS
+
+JUDGED = Path(__file__).resolve().parents[1] / "tests" / "ingest" / "judged_entities.json"
+
+
+def normal(group: str, value: str) -> str:
+    return value_key(group, value) or " ".join(value.casefold().split())
+
+
+def score(found_per_doc: list[dict[str, list[str]]], documents: list[dict]) -> dict[str, Counter]:
+    """{group: Counter(tp, fp, fn)} over the judged documents."""
+    tally: dict[str, Counter] = {g: Counter() for g in ENTITY_GROUPS}
+    for found, doc in zip(found_per_doc, documents, strict=True):
+        for group in ENTITY_GROUPS:
+            want = {normal(group, v) for v in doc["entities"].get(group, [])}
+            fine = {normal(group, v) for v in doc["also_ok"].get(group, [])}
+            got = {normal(group, v) for v in found.get(group, [])} - (fine - want)
+            tally[group].update(tp=len(got & want), fp=len(got - want), fn=len(want - got))
+    return tally
+
+
+def extractor_at(revision: str, spacy_path: Path):  # type: ignore[no-untyped-def]
+    """ingest/entities.py's EntityExtractor as ``revision`` wrote it."""
+    source = subprocess.run(["git", "show", f"{revision}:ingest/entities.py"], check=True,
+                            capture_output=True, text=True).stdout
+    module = types.ModuleType("entities_before")
+    exec(compile(source, f"{revision}:ingest/entities.py", "exec"), module.__dict__)  # noqa: S102
+    return module.EntityExtractor(spacy_path)
+
+
+def table(runs: dict[str, dict[str, Counter]]) -> str:
+    names = list(runs)
+    lines = ["| group | " + " | ".join(f"{n} P | {n} R" for n in names) + " | judged |",
+             "|---" * (2 * len(names) + 2) + "|"]
+    for group in ENTITY_GROUPS:
+        cells = []
+        for name in names:
+            c = runs[name][group]
+            p = c["tp"] / (c["tp"] + c["fp"]) if c["tp"] + c["fp"] else float("nan")
+            r = c["tp"] / (c["tp"] + c["fn"]) if c["tp"] + c["fn"] else float("nan")
+            cells += [f"{p:.2f} ({c['fp']} false)", f"{r:.2f}"]
+        judged = runs[names[0]][group]["tp"] + runs[names[0]][group]["fn"]
+        lines.append(f"| {group} | " + " | ".join(cells) + f" | {judged} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    from app.models.loading import load_models
+    from ingest.entities import EntityExtractor
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--before", default="ecec385", help="git revision of the baseline")
+    parser.add_argument("--models", type=Path, default=Path("models"))
+    parser.add_argument("--judged", type=Path, default=JUDGED,
+                        help="the judged set (the held-out one: judged_entities_heldout.json)")
+    parser.add_argument("--show", action="store_true", help="print each false value")
+    args = parser.parse_args()
+    documents = json.loads(args.judged.read_text())["documents"]
+    texts = [d["text"] for d in documents]
+    spacy_path = load_models(args.models, batch_size=1).spacy_path
+    runs = {}
+    for name, extractor in (("before", extractor_at(args.before, spacy_path)),
+                            ("rules only", EntityExtractor(spacy_path, checks=False)),
+                            ("after", EntityExtractor(spacy_path))):
+        found = extractor.extract(texts)
+        runs[name] = score(found, documents)
+        if args.show:
+            for doc, got in zip(documents, found, strict=True):
+                for group, values in got.items():
+                    want = {normal(group, v) for v in doc["entities"].get(group, []) +
+                            doc["also_ok"].get(group, [])}
+                    wrong = [v for v in values if normal(group, v) not in want]
+                    if wrong:
+                        print(f"{name:10} {doc['name']:18} {group:16} false: {wrong}")
+    print(table(runs))
+
+
+if __name__ == "__main__":
+    main()
