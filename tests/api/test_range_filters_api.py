@@ -112,3 +112,39 @@ def test_facets_count_the_whole_ranked_set_not_the_page(svc: Service) -> None:
 def test_a_facet_that_is_no_key_is_a_422(svc: Service, facets: list[str]) -> None:
     r = svc.search(query="Kestrel", facets=facets)
     assert r.status_code == 422 and r.json()["error"]["code"] == "INVALID_FACET"
+
+
+def test_money_in_a_currency_column_is_filterable_by_range(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The issue's ledger: a cell 48500 under ``Debit (EUR)`` is EUR 48,500; four debits are
+    ≥ 24,000 and the filter finds the sheet by them, both sides of the bound."""
+    import io
+
+    import openpyxl
+
+    from tests.conftest import make_settings
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["Date", "Description", "Debit (EUR)", "Credit (EUR)"])
+    for row in (["2024-03-05", "Freight Kestrel", 48500, 0], ["2024-03-09", "Kestrel fees", 24000, 0],
+                ["2024-04-02", "Kestrel consulting", 31000, 0],
+                ["2024-05-01", "Kestrel audit", 26500.5, 0], ["2024-05-03", "Kestrel", 120, 0]):
+        sheet.append(row)
+    data = io.BytesIO()
+    book.save(data)
+    settings = make_settings(tmp_path)
+    settings.search.dense_floor = 0.0
+    with running_service(tmp_path, fake_models(), settings=settings) as s:
+        s.ingest("ledger.xlsx", data.getvalue(), document_id="ledger")
+        s.ingest("memo.txt", "Kestrel invoiced 48500 crates.", document_id="memo")
+
+        def found(bounds: dict) -> list[str]:
+            r = s.search(query="Kestrel", alpha=1.0, filters={
+                "kind": "xlsx", "entities.monetary_amounts": bounds})
+            assert r.status_code == 200, r.text
+            return [row["document_version"]["document_id"] for row in r.json()["results"]]
+
+        assert found({"gte": 20000}) == ["ledger"]
+        assert found({"gte": 48500, "currency": "EUR"}) == ["ledger"]
+        assert found({"gt": 48500}) == []
+        assert found({"gte": 20000, "currency": "USD"}) == []
