@@ -3,7 +3,8 @@ before and after issue 33: "before" is ingest/entities.py as a git revision held
 that revision's source, with today's keys for matching, so only the finding differs), "after"
 the working tree's — with its checks on, and with them off (rules only, the ablation).
 
-    python -m bench.entity_precision [--before ecec385] [--judged tests/ingest/judged_entities_heldout.json]
+    python -m bench.entity_precision [--before ecec385]
+    python -m bench.entity_precision --judged tests/ingest/judged_entities_heldout.json
 
 A found value matches a judged one by its key where its group has one (app/entity_values
 ``value_key``: ``EUR 48,500.00`` = ``EUR 48500``), else folded (case and spaces); values in a

@@ -126,7 +126,8 @@ def test_money_in_a_currency_column_is_filterable_by_range(tmp_path) -> None:  #
     book = openpyxl.Workbook()
     sheet = book.active
     sheet.append(["Date", "Description", "Debit (EUR)", "Credit (EUR)"])
-    for row in (["2024-03-05", "Freight Kestrel", 48500, 0], ["2024-03-09", "Kestrel fees", 24000, 0],
+    for row in (["2024-03-05", "Freight Kestrel", 48500, 0],
+                ["2024-03-09", "Kestrel fees", 24000, 0],
                 ["2024-04-02", "Kestrel consulting", 31000, 0],
                 ["2024-05-01", "Kestrel audit", 26500.5, 0], ["2024-05-03", "Kestrel", 120, 0]):
         sheet.append(row)

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ingest.entities import EntityExtractor, checked_group, is_date_span, rule_entities, \
-    table_money
+from ingest.entities import EntityExtractor, checked_group, is_date_span, rule_entities, table_money
 
 
 def test_rules_find_identifiers_account_types_and_money() -> None:
