@@ -101,15 +101,20 @@ class EntityUnion:
 
     def __init__(self) -> None:
         self.groups: dict[str, list[str]] = {}
-        self._seen: dict[str, set[str]] = {}
+        # {group: {value: the chunks naming it}}: a chunk naming a value twice counts once
+        self.mentions: dict[str, dict[str, int]] = {}
 
-    def add(self, found: dict[str, list[str]]) -> None:
+    def add(self, found: dict[str, list[str]], mentions: dict[str, dict[str, int]] | None = None
+            ) -> None:
+        """One chunk's entities (each a mention), or a checkpoint's union and its counts."""
         for group, values in found.items():
-            bucket, seen = self.groups.setdefault(group, []), self._seen.setdefault(group, set())
+            bucket, counts = self.groups.setdefault(group, []), self.mentions.setdefault(group, {})
             for value in values:
-                if value not in seen:
-                    seen.add(value)
+                if value not in counts:
                     bucket.append(value)
+                    counts[value] = 0
+                counts[value] += (mentions or {}).get(group, {}).get(value, 1 if mentions is None
+                                                                     else 0)
 
 
 def merge_entities(per_chunk: list[dict[str, list[str]]]) -> dict[str, list[str]]:

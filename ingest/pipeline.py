@@ -141,7 +141,7 @@ class Progress:
             return None  # none, or from another chunking: start over
         done = cls(checkpoint["next_chunk"], Counter(checkpoint["term_df"]),
                    prepared=checkpoint.get("prepared"))
-        done.entities.add(checkpoint["entities"])
+        done.entities.add(checkpoint["entities"], checkpoint.get("mentions"))
         return done
 
     def add(self, entities: list[dict[str, list[str]]], sparse: list) -> None:
@@ -154,6 +154,7 @@ class Progress:
         return {"next_chunk": self.next_chunk, "chunk_total": chunk_total,
                 "term_df": dict(self.term_df),
                 "entities": {g: list(v) for g, v in self.entities.groups.items()},
+                "mentions": self.entities.mentions,
                 **({"prepared": self.prepared} if self.prepared is not None else {})}
 
 
@@ -387,6 +388,7 @@ def publish(deps: IngestDeps, job: ClaimedJob, loaded: Loaded, done: Progress, *
                 raise DocumentDeleted(job.job_id)
             raise JobLost(job.job_id)
         version.entities = done.entities.groups
+        version.entity_mentions = done.entities.mentions
         version.term_df = dict(sorted(done.term_df.items(), key=lambda kv: int(kv[0])))
         became_current, previous = docs_registry.mark_published(
             s, version=version, chunk_count=chunk_count, canonical_metadata=metadata)

@@ -222,8 +222,11 @@ class SearchRequest(BaseModel):
         None, max_length=10,
         description="Up to 10 keys (kind, source, custom.<key>, document.<key>, "
                     "entities.<group>): meta.facets counts, over every Document Version the "
-                    "answer ranks (not only this page), how many hold each value (top 20)",
-        examples=[["kind", "entities.organizations"]])
+                    "answer ranks (not only this page), how many hold each value (top 20). "
+                    "A timeline: a date key with :month or :year (entities.dates_times:month) "
+                    "counts the versions per month or year of the days they name, in time "
+                    "order (the latest 240)",
+        examples=[["kind", "entities.organizations", "entities.dates_times:month"]])
     offset: JsonInteger = Field(0, ge=0, le=MAX_WINDOW, description="offset + limit ≤ 200")
     limit: JsonInteger = Field(10, ge=1, le=MAX_WINDOW, description="Document Versions per page")
     explain: bool = Field(False, description="Add per-lane scores and ranks to each item")
@@ -507,8 +510,9 @@ class Meta(BaseModel):
     diagnostics: list[Diagnostic] | None = Field(
         None, description="With diagnose: one entry per named document_id")
     facets: dict[str, list[FacetValue]] | None = Field(
-        None, description="With facets: each key's values, most versions first (the ranked "
-                          "set; a lower bound where total_is_lower_bound)")
+        None, description="With facets: each key's values, most versions first (a timeline's "
+                          "in time order; the ranked set; a lower bound where "
+                          "total_is_lower_bound)")
     autocut: AutocutInfo | None = Field(None, description="With autocut: where it cut")
     query_syntax: QuerySyntax | None = Field(
         None, description="When the query holds a phrase or an exclusion: what was read and "
@@ -599,6 +603,42 @@ class DocumentList(BaseModel):
     total: int
     offset: int
     limit: int
+
+
+EntityGroup = Literal["persons", "organizations", "dates_times", "locations", "monetary_amounts",
+                      "account_numbers", "transaction_references", "account_types",
+                      "email_addresses", "phone_numbers"]
+
+
+class EntityOut(BaseModel):
+    value: str = Field(description="Its commonest spelling in the client's current versions "
+                                   "(untrusted document text)")
+    documents: int = Field(description="Documents whose current version names it")
+    mentions: int = Field(description="Chunks naming it, over those versions")
+    spellings: list[str] = Field(description="Every spelling grouped under it (case, spaces, "
+                                             "titles; an amount, day or identifier by value)")
+
+
+class EntityList(BaseModel):
+    group: EntityGroup
+    items: list[EntityOut]
+    total: int = Field(description="Entities of the group matching q")
+    next_cursor: str | None = Field(description="Pass as cursor for the next page; null: last")
+
+
+class EntityDocument(BaseModel):
+    document_id: str
+    version_id: str = Field(description="The document's current version")
+    title: str | None
+    filename: str
+    mentions: int = Field(description="Chunks of this version naming the entity")
+    spellings: list[str] = Field(description="How this version writes it")
+
+
+class EntityDocuments(BaseModel):
+    group: EntityGroup
+    value: str
+    items: list[EntityDocument]
 
 
 class JobStage(BaseModel):

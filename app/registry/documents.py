@@ -16,6 +16,7 @@ from typing import Literal
 from sqlalchemy import Select, and_, func, select, text
 from sqlalchemy.orm import Session, aliased
 
+from app.entity_pages import VersionEntities
 from app.errors import BadRequest, NotFound
 from app.registry import bm25_stats
 from app.registry.tables import Document, DocumentVersion, IngestionJob, VersionContent, utcnow
@@ -371,6 +372,22 @@ def facet_rows(session: Session, *, client_id: str, keys: Collection[VersionKey]
     wanted = set(keys)
     return [((d, v), kind, source, meta, ents)
             for d, v, kind, source, meta, ents in session.execute(stmt) if (d, v) in wanted]
+
+
+def current_entity_rows(session: Session, *, client_id: str) -> Iterator[VersionEntities]:
+    """The client's current published versions with their entities (entity pages), streamed."""
+    stmt = (select(Document.document_id, DocumentVersion.version_id, DocumentVersion.filename,
+                   DocumentVersion.canonical_metadata, DocumentVersion.entities,
+                   DocumentVersion.entity_mentions)
+            .join(DocumentVersion, and_(DocumentVersion.document_pk == Document.id,
+                                        DocumentVersion.version_id == Document.current_version_id))
+            .where(Document.client_id == client_id, DocumentVersion.state == "published",
+                   DocumentVersion.entities.is_not(None))
+            .order_by(Document.id).execution_options(yield_per=500))
+    for document_id, version_id, filename, meta, entities, mentions in session.execute(stmt):
+        title = ((meta or {}).get("document") or {}).get("title")
+        yield VersionEntities(document_id, version_id, title if isinstance(title, str) else None,
+                              filename, entities or {}, mentions)
 
 
 def versions_of(session: Session, *, document_pk: int) -> list[DocumentVersion]:

@@ -121,6 +121,9 @@ class DocumentVersion(Base):
     timeline_synced: Mapped[bool] = mapped_column(Boolean, default=False)
     # The union of the entities found in its chunks (leaves under entities.<group>).
     entities: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    # {group: {value: how many of its chunks name it}} for entity pages (GET /entities);
+    # None for a version indexed before it was kept (`evidence reindex` fills it)
+    entity_mentions: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     leaves_indexed: Mapped[bool] = mapped_column(Boolean, default=False)
     # {term id: how many of its chunks hold the term}, added to its client's BM25 statistics
     # while it is the current version (app/registry/bm25_stats.py).

@@ -4,24 +4,34 @@ whole ranked set, not the page (so they bound by the candidate ceiling, as the t
 Keys: ``kind``, ``source`` and dotted metadata keys (``custom.project``, ``document.from``,
 ``entities.organizations``). Each version counts once per value; the top values by count
 (then value) are kept. Pure: the service reads the versions' facts (registry) and passes them.
+
+A timeline: a date key with ``:month`` or ``:year`` (``entities.dates_times:month``,
+``custom.signed:year``) counts the versions per month (``2024-03``) or year (``2024``) of the
+days they name — each version once per bucket — in time order, the latest ``TIME_BUCKETS``
+kept. Only whole days count (app/entity_values.date_key: ``March 2024`` names no day).
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.entity_values import date_key
 from app.errors import BadRequest
 from app.leaves import GROUPS, KEY_RE, Leaf, leaves_of
 
+ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 MAX_FACETS = 10
 TOP_VALUES = 20
+TIME_BUCKETS = 240  # twenty years of months
 FACET_RESERVED = ("kind", "source")
+TIME_GRAINS = {"month": 7, "year": 4}  # characters of an ISO day kept: 2024-03, 2024
 # What check_facets accepts, for the spec (a Unicode-aware reader: \w as Python reads it)
 FACET_KEY_PATTERN = (f"^({'|'.join(FACET_RESERVED)}|({'|'.join(GROUPS)})"
-                     r"(\.[\w-]+)+)$")
+                     rf"(\.[\w-]+)+(:({'|'.join(TIME_GRAINS)}))?)$")
 
 
 @dataclass(frozen=True)
@@ -40,7 +50,12 @@ def check_facets(keys: Sequence[str]) -> tuple[str, ...]:
     for key in keys:
         if key in FACET_RESERVED:
             continue
-        if not KEY_RE.fullmatch(key) or key.partition(".")[0] not in GROUPS:
+        base, colon, grain = key.partition(":")
+        if colon and grain not in TIME_GRAINS:
+            raise BadRequest(f"facet {key!r}: a timeline is a date key with :month or :year "
+                             "(entities.dates_times:month)", code="INVALID_FACET",
+                             details={"key": key})
+        if not KEY_RE.fullmatch(base) or base.partition(".")[0] not in GROUPS:
             raise BadRequest(f"facet {key!r}: use kind, source or a dotted metadata key "
                              "(custom.project, entities.organizations, document.from)",
                              code="INVALID_FACET", details={"key": key})
@@ -57,12 +72,27 @@ def count_facets(keys: Sequence[str], versions: Iterable[VersionFacts],
                 values = {facts.kind}
             elif key == "source":
                 values = {facts.source} if facts.source else set()
+            elif ":" in key:
+                base, _, grain = key.partition(":")
+                values = {day[:TIME_GRAINS[grain]] for leaf in facts.leaves if leaf.key == base
+                          and (day := _day_of(base, leaf.value))}
             else:
                 values = {leaf.value for leaf in facts.leaves if leaf.key == key}
             counters[key].update(values)
-    return {key: [{"value": v, "count": n} for v, n in sorted(
-        counter.items(), key=lambda vn: (-vn[1], str(vn[0])))[:top]]
-        for key, counter in counters.items()}
+    return {key: ([{"value": v, "count": n} for v, n in sorted(counter.items())[-TIME_BUCKETS:]]
+                  if ":" in key else [{"value": v, "count": n} for v, n in sorted(
+                      counter.items(), key=lambda vn: (-vn[1], str(vn[0])))[:top]])
+            for key, counter in counters.items()}
+
+
+def _day_of(key: str, value: Any) -> str | None:
+    """The ISO day a leaf names: an entity's by date_key, a metadata date's own first ten."""
+    if not isinstance(value, str):
+        return None
+    if key == "entities.dates_times":
+        day = date_key(value)
+        return day.partition(":")[2] if day else None
+    return value[:10] if ISO_DAY.match(value) else None
 
 
 def version_facts(rows: Iterable[tuple[Any, str, str | None, Mapping | None,

@@ -149,3 +149,19 @@ def test_money_in_a_currency_column_is_filterable_by_range(tmp_path) -> None:  #
         assert found({"gte": 48500, "currency": "EUR"}) == ["ledger"]
         assert found({"gt": 48500}) == []
         assert found({"gte": 20000, "currency": "USD"}) == []
+
+
+def test_the_timeline_facet_counts_the_answers_versions_per_month(svc: Service) -> None:
+    body = svc.search(query="Kestrel", alpha=1.0, facets=["entities.dates_times:month",
+                                                          "entities.dates_times:year"]).json()
+    assert body["meta"]["facets"] == {
+        "entities.dates_times:month": [{"value": "2024-01", "count": 1},
+                                       {"value": "2024-03", "count": 1},
+                                       {"value": "2024-06", "count": 1}],
+        "entities.dates_times:year": [{"value": "2024", "count": 3}]}
+    narrowed = svc.search(query="Kestrel", alpha=1.0, facets=["entities.dates_times:month"],
+                          filters={"custom.status": "final"}).json()["meta"]["facets"]
+    assert [v["value"] for v in narrowed["entities.dates_times:month"]] == ["2024-01", "2024-06"]
+    other = svc.new_client("timeline-other")
+    theirs = svc.search(key=other, query="Kestrel", facets=["entities.dates_times:month"])
+    assert theirs.json()["meta"]["facets"] == {"entities.dates_times:month": []}
