@@ -160,3 +160,58 @@ def print_job(console: Console, job: dict[str, Any]) -> None:
             console.print(Text(f"  {label.removesuffix('_at'):8} {job[label]}", style="dim"))
     if job.get("error"):
         console.print(Text(f"  error: {job['error']}", style="red"))
+
+
+def list_entities(settings: Settings, api_key: str | None, server: str | None,
+                  params: dict[str, Any]) -> dict[str, Any]:
+    """GET /entities, or the registry read the same way."""
+    if server:
+        return server_call(settings, api_key, server, "GET", "/entities", params=params)
+    from app.api.routes.entities import entities_page
+
+    with _registry(settings, api_key) as (session, client_id):
+        return entities_page(session, client_id, params["group"], q=params.get("q"),
+                             limit=params["limit"], cursor=params.get("cursor")
+                             ).model_dump(mode="json")
+
+
+def entity_documents(settings: Settings, api_key: str | None, server: str | None,
+                     group: str, value: str) -> dict[str, Any]:
+    """GET /entities/{group}/{value}/documents, or the registry read the same way."""
+    if server:
+        from urllib.parse import quote
+
+        return server_call(settings, api_key, server, "GET",
+                           f"/entities/{group}/{quote(value, safe='')}/documents")
+    from app.api.routes.entities import entity_documents_page
+
+    with _registry(settings, api_key) as (session, client_id):
+        return entity_documents_page(session, client_id, group, value).model_dump(mode="json")
+
+
+def print_entities(console: Console, listing: dict[str, Any]) -> None:
+    items = listing["items"]
+    console.print(Text(f"{listing['total']} {listing['group'].replace('_', ' ')}"
+                       + (f", showing {len(items)}" if len(items) < listing["total"] else ""),
+                       style="bold"))
+    for item in items:
+        line = Text(item["value"], style="cyan")
+        line.append(f"  {_plural(item['documents'], 'document')} · "
+                    f"{_plural(item['mentions'], 'mention')}", style="dim")
+        console.print(line)
+        others = [s for s in item["spellings"] if s != item["value"]]
+        if others:
+            console.print(indented(Text("also: " + " · ".join(others), style="dim"), 4))
+    if listing.get("next_cursor"):
+        console.print(Text(f"more: --cursor {listing['next_cursor']}", style="dim"))
+
+
+def print_entity_documents(console: Console, answer: dict[str, Any]) -> None:
+    console.print(Text(f"{answer['value']} ({answer['group'].replace('_', ' ')}): "
+                       f"{_plural(len(answer['items']), 'document')}", style="bold"))
+    for item in answer["items"]:
+        line = Text(item["document_id"], style="cyan")
+        line.append(f"  {item['version_id']} · {_plural(item['mentions'], 'mention')}",
+                    style="dim")
+        console.print(line)
+        console.print(indented(Text(item["title"] or item["filename"]), 4))

@@ -325,3 +325,27 @@ def test_ranges_negations_and_facets_through_the_cli(narrow: CliRunner, server: 
     assert code == 0, out
     _lines_fit(out)
     assert 'kind: "txt" 2' in out and "plan.md" not in out
+
+
+def test_entities_and_the_documents_naming_one_through_the_cli(
+        narrow: CliRunner, server: LiveServer, tmp_path: Path) -> None:
+    folder = tmp_path / "vendors"
+    folder.mkdir()
+    (folder / "kestrel.txt").write_text("IBAN: DE89 3704 0044 0532 0130 00 · Debit (EUR): 48500")
+    (folder / "ledger.txt").write_text("Paid to DE89370400440532013000 by d.okafor@north.example")
+    assert _run(narrow, server, "ingest", str(folder))[0] == 0
+    code, out = _run(narrow, server, "entities", "account_numbers")
+    assert code == 0, out
+    _lines_fit(out)
+    assert "1 account numbers" in out
+    assert "DE89 3704 0044 0532 0130 00  2 documents · 2 mentions" in out
+    code, out = _run(narrow, server, "entities", "account_numbers", "de89370400440532013000")
+    assert code == 0, out
+    assert "kestrel.txt" in out and "ledger.txt" in out
+    code, out = _run(narrow, server, "entities", "email_addresses", "--q", "OKAFOR", "--json")
+    assert code == 0, out
+    assert [i["value"] for i in json.loads(out)["items"]] == ["d.okafor@north.example"]
+    code, out = _run(narrow, server, "entities", "people")
+    assert code != 0 and "persons" in out
+    code, out = _run(narrow, server, "entities", "persons", "Nobody")
+    assert code != 0 and "no current document names" in out

@@ -23,7 +23,8 @@ from app.cli.service import spec_text
 __all__ = ["app", "cli_error", "main", "pick_files", "spec_text"]
 
 # The command list in the order a newcomer meets them (modules register in import order)
-ORDER = ("migrate", "serve", "worker", "ingest", "openapi", "reindex", "search", "mcp", "eval")
+ORDER = ("migrate", "serve", "worker", "ingest", "openapi", "reindex", "search", "entities",
+         "mcp", "eval")
 app.registered_commands.sort(key=lambda c: ORDER.index(
     c.name or (c.callback.__name__ if c.callback else "")) if (
     c.name or (c.callback.__name__ if c.callback else "")) in ORDER else len(ORDER))

@@ -1,4 +1,5 @@
-"""`evidence search`, `documents list|show`, `jobs show`: the API's answers at 80 columns."""
+"""`evidence search`, `entities`, `documents list|show`, `jobs show`: the API's answers at 80
+columns."""
 
 from __future__ import annotations
 
@@ -86,6 +87,43 @@ def search(
             return search_via_server(settings, body, api_key, settings.server_url)
 
     _show(fetch, lambda out, answer: print_answer(out, answer, explain=explain), as_json)
+
+
+@app.command()
+def entities(
+    group: Annotated[str, typer.Argument(
+        help="persons, organizations, dates_times, locations, monetary_amounts, "
+             "account_numbers, transaction_references, account_types, email_addresses, "
+             "phone_numbers")],
+    value: Annotated[str | None, typer.Argument(
+        help="an entity (any spelling): list the documents naming it instead")] = None,
+    q: Annotated[str | None, typer.Option("--q", help="a part of the value, any case")] = None,
+    limit: Annotated[int, typer.Option(min=1, max=200, help="entities per page")] = 50,
+    cursor: Annotated[str | None, typer.Option(help="the cursor a page ended with")] = None,
+    as_json: JsonOption = False,
+    api_key: ApiKeyOption = None,
+    server: ServerOption = None,
+) -> None:
+    """The people, organisations, amounts … in your current versions, like GET /entities;
+    with VALUE, the documents naming it. `evidence entities persons --q okafor`."""
+    from app.cli_documents import (
+        entity_documents,
+        list_entities,
+        print_entities,
+        print_entity_documents,
+    )
+    from app.leaves import ENTITY_GROUPS
+
+    if group not in ENTITY_GROUPS:
+        raise typer.BadParameter(f"{group}: use {', '.join(ENTITY_GROUPS)}", param_hint="GROUP")
+    settings = get_settings()
+    if value is not None:
+        _show(lambda: entity_documents(settings, api_key, server, group, value),
+              print_entity_documents, as_json)
+        return
+    params = {"group": group, "limit": limit, **({"q": q} if q else {}),
+              **({"cursor": cursor} if cursor else {})}
+    _show(lambda: list_entities(settings, api_key, server, params), print_entities, as_json)
 
 
 @documents_app.command("list")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
+from sqlalchemy.orm import Session
 
 from app.api.deps import PublishingClientDep, SessionDep
 from app.api.schemas import (
@@ -18,6 +19,7 @@ from app.api.schemas import (
     error_responses,
 )
 from app.entity_pages import MAX_QUERY_CHARS, cursor_for, entity_documents, entity_list, offset_of
+from app.errors import NotFound
 from app.registry import documents as docs_registry
 
 router = APIRouter(tags=["entities"])
@@ -38,12 +40,7 @@ def list_entities(
 ) -> EntityList:
     """The group's entities named in the client's current versions, most documents first,
     each with its documents and mentions (the values are untrusted document text)."""
-    offset = offset_of(cursor)
-    items, total = entity_list(docs_registry.current_entity_rows(session, client_id=client.id),
-                               group, q=q, offset=offset, limit=limit)
-    more = offset + len(items) < total
-    return EntityList(group=group, items=[EntityOut(**i) for i in items], total=total,
-                      next_cursor=cursor_for(offset + len(items)) if more else None)
+    return entities_page(session, client.id, group, q=q, limit=limit, cursor=cursor)
 
 
 @router.get("/entities/{group}/{value:path}/documents", response_model=EntityDocuments,
@@ -56,9 +53,23 @@ def entity_versions(
 ) -> EntityDocuments:
     """The client's current versions naming the entity, most mentions first; 404 where none
     does (another client's entities are never seen)."""
-    from app.errors import NotFound
+    return entity_documents_page(session, client.id, group, value)
 
-    items = entity_documents(docs_registry.current_entity_rows(session, client_id=client.id),
+
+def entities_page(session: Session, client_id: str, group: str, *, q: str | None, limit: int,
+                  cursor: str | None) -> EntityList:
+    """GET /entities's answer (the CLI reads the registry through this too)."""
+    offset = offset_of(cursor)
+    items, total = entity_list(docs_registry.current_entity_rows(session, client_id=client_id),
+                               group, q=q, offset=offset, limit=limit)
+    more = offset + len(items) < total
+    return EntityList(group=group, items=[EntityOut(**i) for i in items], total=total,
+                      next_cursor=cursor_for(offset + len(items)) if more else None)
+
+
+def entity_documents_page(session: Session, client_id: str, group: str, value: str
+                          ) -> EntityDocuments:
+    items = entity_documents(docs_registry.current_entity_rows(session, client_id=client_id),
                              group, value)
     if not items:
         raise NotFound(f"no current document names {value!r} under {group}",
