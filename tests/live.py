@@ -57,11 +57,12 @@ def free_port() -> int:
 
 @contextmanager
 def live_server(tmp_path: Path, models: LoadedModels, clients: tuple[str, ...] = ("acme",),
-                db_url: str | None = None) -> Iterator[LiveServer]:
-    """The app on 127.0.0.1 with a worker the test drives (no entity model: fake-friendly)."""
+                db_url: str | None = None, entities: bool = False) -> Iterator[LiveServer]:
+    """The app on 127.0.0.1 with a worker the test drives (no entity model unless asked:
+    fake-friendly)."""
     settings = make_settings(tmp_path, db_url)
     runtime = build_runtime(settings, models=models)
-    deps = build_deps(runtime, entities=False)
+    deps = build_deps(runtime, entities=entities)
     worker = Worker(deps, settings.ingest, worker_id="live-test-worker")
     keys = {name: client_with_key(runtime.sessions, name)[1] for name in clients}
     port = free_port()

@@ -5,7 +5,10 @@ import { clear, el, fmt, highlighted } from "./render.js";
 
 const $ = (id) => document.getElementById(id);
 const MAX_WINDOW = 200;
-const state = { offset: 0, lastBody: null, docOffset: 0, docLimit: 20 };
+const state = { offset: 0, lastBody: null, docOffset: 0, docLimit: 20, entityCursor: null };
+const VIEWS = ["search", "compare", "documents", "entities"];
+// Each search asks for the timeline of the days its versions name (drawn over the results)
+const TIMELINE = "entities.dates_times:month";
 
 // ---- sign in --------------------------------------------------------------------------
 
@@ -34,7 +37,7 @@ function signOut() {
   session.key = null;
   $("tabs").hidden = true;
   $("who").textContent = "";
-  for (const v of ["search", "compare", "documents"]) $("view-" + v).hidden = true;
+  for (const v of VIEWS) $("view-" + v).hidden = true;
   $("sign-in").hidden = false;
   $("api-key").value = "";
   $("api-key").focus();
@@ -44,8 +47,9 @@ function show(view) {
   for (const button of $("tabs").querySelectorAll("button[data-view]")) {
     button.setAttribute("aria-pressed", String(button.dataset.view === view));
   }
-  for (const v of ["search", "compare", "documents"]) $("view-" + v).hidden = v !== view;
+  for (const v of VIEWS) $("view-" + v).hidden = v !== view;
   if (view === "documents") loadDocuments();
+  if (view === "entities" && !$("entities").tBodies[0].rows.length) loadEntities();
 }
 
 // ---- search ---------------------------------------------------------------------------
@@ -104,13 +108,46 @@ function searchBody(offset) {
     limit: Number($("limit").value),
     offset,
     diagnose: $("why").value.trim() ? [$("why").value.trim()] : [],
-    facets: $("facets").value.split(",").map((k) => k.trim()).filter(Boolean).slice(0, 10),
+    facets: [...new Set([...$("facets").value.split(",").map((k) => k.trim())
+      .filter(Boolean).slice(0, 9), TIMELINE])],
   };
+}
+
+// The months the answer's versions name, as bars; a click narrows to that month's days.
+function showTimeline(meta) {
+  const months = (meta.facets || {})[TIMELINE] || [];
+  const box = clear($("timeline-bars"));
+  $("timeline").hidden = !months.length;
+  if (!months.length) return;
+  const most = Math.max(...months.map((m) => m.count));
+  $("timeline-caption").textContent = `When: the months these ${fmtCount(months)} ` +
+    "name (click a month to keep its versions)";
+  for (const m of months) {
+    const fill = el("span", { class: "fill" });
+    fill.style.height = `${Math.max(4, (60 * m.count) / most)}px`;  // CSSOM, allowed by the CSP
+    const bar = el("button", { type: "button", class: "month",
+                               "aria-label": `${m.value}: ${m.count} version(s)`,
+                               title: `${m.value}: ${m.count}` },
+      fill, el("span", { class: "label", text: m.value }));
+    bar.addEventListener("click", () => {
+      const [y, mo] = m.value.split("-").map(Number);
+      const last = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+      filterRow("entities.dates_times", JSON.stringify({ gte: `${m.value}-01`, lte: `${m.value}-${last}` }));
+      runSearch(0);
+    });
+    box.append(bar);
+  }
+}
+
+function fmtCount(months) {
+  const versions = months.reduce((n, m) => n + m.count, 0);
+  return `${months.length} month(s) of the results (${versions} version-month(s))`;
 }
 
 function showFacets(meta) {
   const box = clear($("facet-counts"));
   for (const [key, values] of Object.entries(meta.facets || {})) {
+    if (key === TIMELINE && !$("facets").value.includes(TIMELINE)) continue;  // drawn apart
     const buttons = values.map((v) => {
       const b = el("button", { type: "button", class: "facet",
                                text: `${String(v.value)} (${v.count})`,
@@ -290,6 +327,7 @@ function renderAnswer(answer, explain) {
     metaBox.append(el("ul", { class: "warnings" }, m.warnings.map((w) => el("li", { text: w }))));
   }
   showFacets(m);
+  showTimeline(m);
   if (explain && m.lanes) {
     metaBox.append(el("p", { class: "scores", text: m.lanes.map((l) =>
       `${l.lane === "sparse" ? "BM25" : "dense"} lane: fetched ${l.fetched}, kept ${l.kept}` +
@@ -338,6 +376,47 @@ async function runCompare() {
 }
 
 // ---- documents ------------------------------------------------------------------------
+
+// ---- entities -------------------------------------------------------------------------
+
+async function loadEntities(more = false) {
+  $("entities-error").textContent = "";
+  const group = $("entity-group").value;
+  const params = new URLSearchParams({ group, limit: "50" });
+  if ($("entity-q").value.trim()) params.set("q", $("entity-q").value.trim());
+  if (more && state.entityCursor) params.set("cursor", state.entityCursor);
+  const body = $("entities").tBodies[0];
+  $("entities").dataset.state = "loading";
+  try {
+    const page = await call("GET", `/entities?${params}`);
+    if (!more) clear(body);
+    for (const item of page.items) {
+      const open = el("button", { type: "button", class: "link", text: item.value,
+                                  "aria-label": `Search for ${item.value}` });
+      open.addEventListener("click", () => searchEntity(group, item));
+      const others = item.spellings.filter((s) => s !== item.value);
+      body.append(el("tr", {}, el("td", {}, open), el("td", { text: String(item.documents) }),
+                     el("td", { text: String(item.mentions) }),
+                     el("td", { class: "hint", text: others.join(" · ") })));
+    }
+    $("entities-caption").textContent = `${page.total} ${group.replace("_", " ")}` +
+      (body.rows.length < page.total ? `, showing ${body.rows.length}` : "");
+    state.entityCursor = page.next_cursor;
+    $("entities-more").disabled = !page.next_cursor;
+  } catch (err) {
+    $("entities-error").textContent = `${err.message} (${err.code})`;
+  }
+  $("entities").dataset.state = "done";
+}
+
+// A click on an entity: search for it, kept to the versions naming it in any of its spellings
+function searchEntity(group, item) {
+  $("q").value = item.value;
+  clear($("filters"));
+  filterRow(`entities.${group}`, JSON.stringify(item.spellings));
+  show("search");
+  runSearch(0);
+}
 
 async function loadDocuments() {
   $("documents-error").textContent = "";
@@ -462,6 +541,9 @@ function wire() {
   $("next").addEventListener("click", () => runSearch(state.offset + Number($("limit").value)));
   $("compare-form").addEventListener("submit", (e) => { e.preventDefault(); runCompare(); });
   $("upload-form").addEventListener("submit", (e) => { e.preventDefault(); upload($("file").files[0]); });
+  $("entities-form").addEventListener("submit", (e) => { e.preventDefault(); loadEntities(); });
+  $("entity-group").addEventListener("change", () => loadEntities());
+  $("entities-more").addEventListener("click", () => loadEntities(true));
   $("doc-refresh").addEventListener("click", () => { state.docOffset = 0; loadDocuments(); });
   $("doc-kind").addEventListener("change", () => { state.docOffset = 0; loadDocuments(); });
   $("doc-state").addEventListener("change", () => { state.docOffset = 0; loadDocuments(); });

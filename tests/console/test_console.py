@@ -42,7 +42,7 @@ The calibration widget <img src=x onerror="window.__xss = 2"> must be inert.
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, real_models) -> Iterator[LiveServer]:  # type: ignore[no-untyped-def]
-    with live_server(tmp_path_factory.mktemp("console"), real_models) as live, \
+    with live_server(tmp_path_factory.mktemp("console"), real_models, entities=True) as live, \
             worker_running(live, every_s=0.1):
         yield live
 
@@ -281,3 +281,32 @@ def test_facets_show_as_values_that_filter_when_clicked(watched: Watched, server
     watched.search("holiday pay")
     cards = page.locator("#results .card").all_inner_texts()
     assert len(cards) == 1 and "leave.md" in cards[0]
+
+
+def test_entities_list_and_a_click_searches_then_the_timeline_narrows(
+        watched: Watched, server: LiveServer, tmp_path: Path) -> None:
+    page = watched.page
+    watched.sign_in(server.keys["acme"])
+    page.locator("#who").filter(has_text="Signed in as client acme").wait_for()
+    _upload(watched, tmp_path, "approval.txt",
+            "Daniel Okafor approved the Kestrel wire on 12 March 2024.")
+    _upload(watched, tmp_path, "meeting.txt",
+            "Daniel Okafor met Maria Lindqvist about the Kestrel wire on 3 April 2024.")
+    page.get_by_role("button", name="Entities", exact=True).click()
+    page.get_by_label("Name contains").fill("okafor")
+    page.get_by_role("button", name="List", exact=True).click()
+    page.locator('#entities[data-state="done"]').wait_for()
+    row = page.locator("#entities tbody tr").filter(has_text="Daniel Okafor")
+    assert row.locator("td").nth(1).inner_text() == "2"  # two documents name him
+    row.get_by_role("button", name="Search for Daniel Okafor").click()
+    page.locator('#results[data-state="done"]').wait_for()
+    assert page.get_by_label("Filter 1 key").input_value() == "entities.persons"
+    cards = page.locator("#results .card").all_inner_texts()
+    assert sorted(c.split("\n")[0][3:] for c in cards) == ["approval.txt", "meeting.txt"]
+    months = page.locator("#timeline-bars .month")
+    assert months.count() == 2
+    page.get_by_role("button", name="2024-03: 1 version(s)").click()
+    page.locator('#results[data-state="done"]').wait_for()
+    page.locator("#timeline-bars .month").first.wait_for()
+    cards = page.locator("#results .card").all_inner_texts()
+    assert len(cards) == 1 and "approval.txt" in cards[0]
