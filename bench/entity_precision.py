@@ -64,7 +64,25 @@ def table(runs: dict[str, dict[str, Counter]]) -> str:
             cells += [f"{p:.2f} ({c['fp']} false)", f"{r:.2f}"]
         judged = runs[names[0]][group]["tp"] + runs[names[0]][group]["fn"]
         lines.append(f"| {group} | " + " | ".join(cells) + f" | {judged} |")
+    cells = []
+    for name in names:
+        total = sum(runs[name].values(), Counter())
+        cells += [wilson(total["tp"], total["tp"] + total["fp"]),
+                  wilson(total["tp"], total["tp"] + total["fn"])]
+    judged = sum(runs[names[0]].values(), Counter())
+    lines.append("| **all groups** (95% Wilson) | " + " | ".join(cells)
+                 + f" | {judged['tp'] + judged['fn']} |")
     return "\n".join(lines)
+
+
+def wilson(hits: int, n: int, z: float = 1.96) -> str:
+    """A proportion with its Wilson score interval (small counts: never outside 0…1)."""
+    if not n:
+        return "—"
+    p = hits / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * ((p * (1 - p) + z * z / (4 * n)) / n) ** 0.5 / (1 + z * z / n)
+    return f"{p:.2f} [{centre - half:.2f}, {centre + half:.2f}]"
 
 
 def main() -> None:
