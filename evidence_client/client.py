@@ -147,6 +147,21 @@ class _Api:
             raise TypeError(f"unknown search field(s) {unknown}: use {sorted(SEARCH_FIELDS)}")
         return self._run(Call("POST", "/search", json={"query": query, **fields}, retry=True))
 
+    # entities -----------------------------------------------------------------------------
+    def entities(self, group: str, *, q: str | None = None, limit: int | None = None,
+                 cursor: str | None = None) -> Any:
+        """GET /entities: the group's entities in this client's current versions, with the
+        documents and mentions of each (values are untrusted document text)."""
+        params = {k: v for k, v in {"group": group, "q": q, "limit": limit,
+                                    "cursor": cursor}.items() if v is not None}
+        return self._run(Call("GET", "/entities", params=params, retry=True))
+
+    def entity_documents(self, group: str, value: str) -> Any:
+        """GET /entities/{group}/{value}/documents: the current versions naming the entity,
+        in any spelling."""
+        return self._run(Call("GET", f"/entities/{_segment(group)}/{_segment(value)}/documents",
+                              retry=True))
+
     # the client itself --------------------------------------------------------------------
     def me(self) -> Any:
         """GET /clients/me: this client, its authority and discovery state."""

@@ -5,7 +5,8 @@ documents that JSON Schema cannot say, so those — and nothing wider — are dr
 operation and its stable error code: an upload's file type by its extension and bytes (a
 multipart part's filename and content), its ``metadata`` field (a JSON object inside a form
 string), the search window (offset + limit ≤ 200, a bound across two fields), as_of with
-versions "all", and a filter value that its key does not hold. Any other
+versions "all", a filter value that its key does not hold, and an entity page's cursor that
+the service never gave. Any other
 refusal of schema-valid data still fails the run (an id the spec allows refused, say).
 
 negative_data_rejection runs too; dropped from it only what a multipart form cannot carry:
@@ -33,6 +34,9 @@ UNSAYABLE = {
                      # client's data. The keys' own shape is in the spec (propertyNames) and a
                      # key refused for its shape still fails the run (KEY_SHAPE below)
                      "INVALID_FILTER"},
+    # a cursor is opaque: only one this service gave is valid, which no schema can say (its
+    # alphabet and length are in the spec)
+    "GET /entities": {"INVALID_CURSOR"},
 }
 KEY_SHAPE = ("is not a key", "unknown group")
 MULTIPART = {"POST /documents"}

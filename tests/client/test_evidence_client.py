@@ -29,8 +29,13 @@ def test_every_method_against_a_live_server(live, tmp_path: Path) -> None:  # ty
         first = client.upload(note, metadata={"team": "hr"}, document_id="handbook")
         assert (first["document_id"], first["version_id"]) == ("handbook", "v1")
         assert client.wait_for_job(first["job_id"], timeout_s=30)["status"] == "succeeded"
-        second = client.upload(b"Invoice PO-2231 paid.", filename="po.txt")
+        second = client.upload(b"Invoice PO-2231 paid to DE89 3704 0044 0532 0130 00.",
+                               filename="po.txt")
         client.wait_for_job(second["job_id"], timeout_s=30)
+        [iban] = client.entities("account_numbers", q="de89")["items"]
+        assert (iban["value"], iban["documents"]) == ("DE89 3704 0044 0532 0130 00", 1)
+        named = client.entity_documents("account_numbers", "DE89370400440532013000")
+        assert [d["document_id"] for d in named["items"]] == ["po.txt"]
         answer = client.search("vacation days", alpha=0.5, limit=5, explain=True,
                                filters={"custom.team": "hr"})
         assert [r["document_version"]["document_id"] for r in answer["results"]] == ["handbook"]
@@ -48,6 +53,7 @@ def test_every_method_against_a_live_server(live, tmp_path: Path) -> None:  # ty
     with EvidenceClient(live.url, api_key=live.keys["rival"]) as rival:  # one key, one client
         assert rival.search("vacation days")["results"] == []
         assert rival.documents()["documents"] == []
+        assert rival.entities("account_numbers")["items"] == []
 
 
 def test_errors_carry_the_servers_code_status_and_request_id(live) -> None:  # type: ignore[no-untyped-def]

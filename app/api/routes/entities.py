@@ -25,6 +25,7 @@ from app.registry import documents as docs_registry
 router = APIRouter(tags=["entities"])
 MAX_VALUE_CHARS = 500
 MAX_CURSOR_CHARS = 40
+CURSOR_PATTERN = "^[A-Za-z0-9_-]*$"  # URL-safe base64, unpadded (app/entity_pages.cursor_for)
 
 
 @router.get("/entities", response_model=EntityList,
@@ -35,7 +36,7 @@ def list_entities(
     q: Annotated[str | None, Query(max_length=MAX_QUERY_CHARS,
                                    description="A part of the value, any case (okafor)")] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
-    cursor: Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS,
+    cursor: Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS, pattern=CURSOR_PATTERN,
                                         description="next_cursor of the page before")] = None,
 ) -> EntityList:
     """The group's entities named in the client's current versions, most documents first,
