@@ -5,6 +5,7 @@ the working tree's — with its checks on, and with them off (rules only, the ab
 
     python -m bench.entity_precision [--before ecec385]
     python -m bench.entity_precision --judged tests/ingest/judged_entities_heldout.json
+    python -m bench.entity_precision --cost 1000   # seconds per 1,000 SciFact abstracts
 
 A found value matches a judged one by its key where its group has one (app/entity_values
 ``value_key``: ``EUR 48,500.00`` = ``EUR 48500``), else folded (case and spaces); values in a
@@ -85,6 +86,30 @@ def wilson(hits: int, n: int, z: float = 1.96) -> str:
     return f"{p:.2f} [{centre - half:.2f}, {centre + half:.2f}]"
 
 
+def cost(n: int, spacy_path: Path, before: str) -> None:
+    """Wall seconds per extractor over N real abstracts (median of three runs each, in turn)."""
+    import gzip
+    import statistics
+    import time
+
+    from ingest.entities import EntityExtractor
+
+    corpus = JUDGED.parents[3] / "shared" / "data" / "scifact" / "corpus.jsonl.gz"
+    with gzip.open(corpus, "rt") as f:
+        texts = [json.loads(line)["text"] for _, line in zip(range(n), f)]
+    extractors = {"before": extractor_at(before, spacy_path), "after": EntityExtractor(spacy_path)}
+    seconds: dict[str, list[float]] = {name: [] for name in extractors}
+    for _ in range(3):
+        for name, extractor in extractors.items():
+            t0 = time.perf_counter()
+            extractor.extract(texts)
+            seconds[name].append(time.perf_counter() - t0)
+    base = statistics.median(seconds["before"])
+    for name, runs in seconds.items():
+        print(f"{name:7} {statistics.median(runs):6.2f} s for {len(texts)} abstracts "
+              f"(×{statistics.median(runs) / base:.2f})")
+
+
 def main() -> None:
     from app.models.loading import load_models
     from ingest.entities import EntityExtractor
@@ -95,7 +120,12 @@ def main() -> None:
     parser.add_argument("--judged", type=Path, default=JUDGED,
                         help="the judged set (the held-out one: judged_entities_heldout.json)")
     parser.add_argument("--show", action="store_true", help="print each false value")
+    parser.add_argument("--cost", type=int, metavar="N",
+                        help="time each extractor on the first N SciFact abstracts instead")
     args = parser.parse_args()
+    if args.cost:
+        cost(args.cost, load_models(args.models, batch_size=1).spacy_path, args.before)
+        return
     documents = json.loads(args.judged.read_text())["documents"]
     texts = [d["text"] for d in documents]
     spacy_path = load_models(args.models, batch_size=1).spacy_path

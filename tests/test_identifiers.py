@@ -5,6 +5,8 @@ a phone number with and without its country)."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.entity_values import query_entity_keys, value_key
 from app.identifiers import find_identifiers, identifier_key
@@ -69,3 +71,22 @@ def test_no_phone_number_without_its_country(written: str) -> None:
 def test_an_emails_digits_are_not_a_phone_and_order_is_kept() -> None:
     found = find_identifiers("+49 30 901820 or p.natarajan+4930901820@kestrel.example")
     assert [i.group for i in found] == ["phone_numbers", "email_addresses"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(bban=st.text(alphabet="0123456789", min_size=18, max_size=18),
+       position=st.integers(min_value=4, max_value=21), change=st.integers(1, 9))
+def test_every_spelling_of_a_random_iban_is_one_key_and_one_digit_off_is_none(
+        bban: str, position: int, change: int) -> None:
+    """Any German IBAN (its check digits computed): compact, grouped, lower case — one key;
+    any single digit changed — no IBAN (mod 97 catches every single-digit error)."""
+    from stdnum import iban
+
+    compact = f"DE{iban.calc_check_digits(f'DE00{bban}')}{bban}"
+    grouped = " ".join(compact[i:i + 4] for i in range(0, len(compact), 4))
+    keys = {i.key for spelling in (compact, grouped, grouped.lower())
+            for i in find_identifiers(f"to {spelling} now")}
+    assert keys == {f"id:{compact.lower()}"}
+    digits = list(compact)
+    digits[position] = str((int(digits[position]) + change) % 10)
+    assert find_identifiers(f"to {''.join(digits)} now") == []
