@@ -12,6 +12,7 @@ attached to e-mails.
 
 from __future__ import annotations
 
+import datetime
 import email
 import email.policy
 import email.utils
@@ -47,6 +48,11 @@ def _iso_date(value: Any) -> str | None:
         return None
     if hasattr(value, "isoformat"):
         return value.isoformat()
+    if isinstance(value, tuple) and len(value) >= 6:  # email.utils.parsedate's 9-tuple
+        try:
+            return datetime.datetime(*value[:6]).isoformat()
+        except (TypeError, ValueError):
+            return None
     try:
         return email.utils.parsedate_to_datetime(str(value)).isoformat()
     except (TypeError, ValueError, IndexError):
@@ -123,6 +129,64 @@ def extract_eml(content: bytes, filename: str) -> ExtractedText:
                      warnings=warnings)
 
 
+# Fields of Outlook items that are not mails (calendar items, contacts), read where present
+ITEM_FIELDS = (("Start", "startDate"), ("End", "endDate"), ("Location", "location"),
+               ("Name", "displayName"), ("Company", "companyName"), ("Job title", "jobTitle"),
+               ("E-mail", "email1EmailAddress"), ("Business phone", "businessTelephoneNumber"),
+               ("Mobile phone", "mobileTelephoneNumber"))
+MAX_EMBEDDED_BYTES = 50 * 1024 * 1024  # a message attached to a message, re-written as .msg
+
+
+def _read(item: Any, name: str) -> Any:
+    """An extract-msg property, or None where reading it fails: a calendar item's HTML body
+    derived from RTF raises UnicodeDecodeError, and one bad property must not cost the item."""
+    try:
+        return getattr(item, name, None)
+    except Exception:  # noqa: BLE001 - extract-msg derives properties lazily, any can raise
+        return None
+
+
+def _msg_date(message: Any) -> Any:
+    """The send date: extract-msg's ``date`` (a datetime, for a sent item), else the header's
+    Date, else when it was received. (``parsedDate`` is a 9-tuple: reading it first gave no
+    date at all.)"""
+    header = _read(message, "header")
+    for value in (_read(message, "date"), header.get("Date") if header is not None else None,
+                  _read(message, "receivedTime")):
+        if value:
+            return value
+    return None
+
+
+def _msg_body(message: Any, filename: str, warnings: list[str]) -> str:
+    """Plain text, else the HTML body as text, else the RTF body as text (striprtf)."""
+    body = _read(message, "body")
+    if isinstance(body, str) and body.strip():
+        return body.replace("\x00", "")
+    html = _read(message, "htmlBody")
+    if html:
+        return _html_text(html.decode("utf-8", "replace") if isinstance(html, bytes) else html)
+    rtf = _read(message, "rtfBody")
+    if rtf:
+        from striprtf.striprtf import rtf_to_text
+
+        try:
+            return rtf_to_text(rtf.decode("latin-1") if isinstance(rtf, bytes) else rtf)
+        except Exception:  # noqa: BLE001 - a hand-rolled RTF parser on untrusted bytes
+            warnings.append(f"the RTF body of {filename} could not be read")
+    return ""
+
+
+def _item_lines(message: Any) -> list[str]:
+    lines = []
+    for label, name in ITEM_FIELDS:
+        value = _read(message, name)
+        if value:
+            text = value.isoformat() if hasattr(value, "isoformat") else str(value)
+            lines.append(f"{label}: {' '.join(text.split())[:MAX_HEADER_CHARS]}")
+    return lines
+
+
 def extract_msg(content: bytes, filename: str) -> ExtractedText:
     import extract_msg as outlook
 
@@ -133,25 +197,49 @@ def extract_msg(content: bytes, filename: str) -> ExtractedText:
                               f"({type(exc).__name__})", code="MSG_CORRUPT") from None
     warnings: list[str] = []
     try:
-        body = message.body or ""
-        if not body.strip() and message.htmlBody:
-            html = message.htmlBody
-            body = _html_text(html.decode("utf-8", "replace") if isinstance(html, bytes)
-                              else html)
+        body = _msg_body(message, filename, warnings)
+        item = _item_lines(message)
+        if item:  # a calendar item or a contact: its fields read as a paragraph of the body
+            body = "\n".join(item) + ("\n\n" + body if body.strip() else "")
         attachments = []
-        for n, att in enumerate(message.attachments, start=1):
-            data = getattr(att, "data", None)
-            name = (getattr(att, "longFilename", None) or getattr(att, "shortFilename", None)
-                    or f"attachment-{n}")
+        for n, att in enumerate(_read(message, "attachments") or [], start=1):
+            data = _read(att, "data")
+            name = str(_read(att, "longFilename") or _read(att, "shortFilename")
+                       or f"attachment-{n}")
             if isinstance(data, bytes) and data:
-                attachments.append(Attachment(filename=str(name), content=data))
+                attachments.append(Attachment(filename=name, content=data))
+            elif hasattr(data, "exportBytes"):  # a message attached to this one
+                embedded = _embedded_msg(data, name, n, filename, warnings)
+                if embedded is not None:
+                    attachments.append(embedded)
             else:
-                warnings.append(f"attachment {name} of {filename} is an embedded item "
-                                "that is not indexed")
-        return _assemble(filename, sender=message.sender, to=message.to, cc=message.cc,
-                         date=getattr(message, "parsedDate", None) or message.date,
-                         subject=message.subject, message_id=message.messageId, body=body,
+                warnings.append(f"attachment {name} of {filename} holds nothing readable "
+                                "(a link or an empty part): not indexed")
+        subject = _read(message, "subject") or _read(message, "displayName")
+        return _assemble(filename, sender=_read(message, "sender"), to=_read(message, "to"),
+                         cc=_read(message, "cc"), date=_msg_date(message), subject=subject,
+                         message_id=_read(message, "messageId"), body=body,
                          attachments=_bounded(attachments, filename, warnings),
                          warnings=warnings)
     finally:
         message.close()
+
+
+def _embedded_msg(inner: Any, name: str, n: int, filename: str, warnings: list[str]
+                  ) -> Attachment | None:
+    """A message attached to a message, written out as a .msg of its own (extract-msg's OLE
+    writer), so it becomes a document as an .eml's attached message does."""
+    subject = _read(inner, "subject")
+    label = name if name != f"attachment-{n}" else (subject or name)
+    try:
+        data = inner.exportBytes(allowBadEmbed=True)
+    except Exception as exc:  # noqa: BLE001 - a broken embedded message
+        warnings.append(f"attached message {label} of {filename} could not be read "
+                        f"({type(exc).__name__}): not indexed")
+        return None
+    if len(data) > MAX_EMBEDDED_BYTES:
+        warnings.append(f"attached message {label} of {filename} is over "
+                        f"{MAX_EMBEDDED_BYTES // 2**20} MiB: not indexed")
+        return None
+    safe = "".join(c if c.isalnum() or c in " ._-" else "_" for c in label).strip()[:150]
+    return Attachment(filename=f"{safe or f'message-{n}'}.msg", content=data)

@@ -1,4 +1,4 @@
-"""E-mail extraction (.eml built in code; .msg through extract-msg's interface): body, headers
+"""E-mail extraction (.eml built in code; .msg built in code too, tests/msg_files.py): body,
 as metadata, attachments handed on as files."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import pytest
 from app.errors import ExtractionError
 from ingest.extract import extract
 from tests.factories import eml_bytes, pdf_bytes
+from tests.msg_files import Msg, build_msg
 
 
 def test_an_email_reads_its_plain_body_under_its_headers_and_keeps_them_as_metadata() -> None:
@@ -63,34 +64,94 @@ def test_bytes_without_email_headers_are_no_email() -> None:
     assert err.value.code == "EMAIL_CORRUPT"
 
 
-def test_an_outlook_message_reads_through_extract_msg(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No library on a registry writes .msg files, so the parsed message is extract-msg's
-    interface filled by hand; a corrupt file goes through the real parser."""
-    import extract_msg
+SENT = dt.datetime(2024, 1, 15, 9, 30, tzinfo=dt.UTC)
 
-    class Att:
-        longFilename, data = "statement.csv", b"date,amount\n2024-01-15,10000\n"
 
-    class Embedded:
-        longFilename, data = "meeting", object()
-
-    class Msg:
-        sender, to, cc = "Jane Doe <jane@acme.example>", "raj@globex.example", None
-        parsedDate, date = dt.datetime(2024, 1, 15, 9, 30, tzinfo=dt.UTC), None
-        subject, messageId = "Statement", "<1@acme.example>"
-        body, htmlBody, attachments = "", b"<p>Statement attached.</p>", [Att(), Embedded()]
-
-        def close(self) -> None:
-            pass
-
-    monkeypatch.setattr(extract_msg, "openMsg", lambda data: Msg())
-    result = extract("msg", b"\xd0\xcf\x11\xe0 whatever", "statement.msg")
-    assert result.title == "Statement" and result.extra["date"] == "2024-01-15T09:30:00+00:00"
+def test_an_outlook_message_has_its_date_body_and_attachments() -> None:
+    """A real .msg (tests/msg_files.py): the submit time is the date — the bug read
+    extract-msg's ``parsedDate`` 9-tuple first and got no date for any .msg."""
+    data = build_msg(Msg(subject="Statement", sender="Jane Doe <jane@acme.example>",
+                         headers="To: raj@globex.example\r\nMessage-ID: <1@acme.example>\r\n"
+                                 "Date: Mon, 15 Jan 2024 09:30:00 +0000\r\n",
+                         html=b"<p>Statement attached.</p>", submitted=SENT,
+                         attachments=[("statement.csv", b"date,amount\n2024-01-15,10000\n")]))
+    result = extract("msg", data, "statement.msg")
+    assert result.title == "Statement"
+    assert result.extra["date"] == "2024-01-15T09:30:00+00:00"
+    assert result.extra["from"] == "Jane Doe <jane@acme.example>"
+    assert "Date: 2024-01-15T09:30:00+00:00" in result.blocks[0].text
     assert "Statement attached." in [b.text for b in result.blocks]
     assert [a.filename for a in result.attachments] == ["statement.csv"]
-    assert result.warnings == ["attachment meeting of statement.msg is an embedded item that "
-                               "is not indexed"]
-    monkeypatch.undo()
+    assert result.warnings == []
+
+
+@pytest.mark.parametrize("headers, submitted, unsent, date", [
+    ("Date: Tue, 16 Jan 2024 10:00:00 +0100\r\n", None, False,
+     "2024-01-16T10:00:00+01:00"),  # no submit time: the header's date
+    (None, SENT, True, None),  # a draft (unsent) has no send date and no header
+    (None, None, False, None),
+])
+def test_a_messages_date_comes_from_what_it_has(headers: str | None,
+                                                submitted: dt.datetime | None, unsent: bool,
+                                                date: str | None) -> None:
+    data = build_msg(Msg(subject="x", body="Body.", headers=headers, submitted=submitted,
+                         unsent=unsent))
+    assert extract("msg", data, "x.msg").extra.get("date") == date
+
+
+def test_a_calendar_item_with_only_an_rtf_body_reads_its_fields_and_text() -> None:
+    data = build_msg(Msg(message_class="IPM.Appointment", subject="Kestrel audit review",
+                         rtf=rb"{\rtf1\ansi\pard Review the Kestrel audit findings.\par}",
+                         times={0x0060: dt.datetime(2024, 3, 12, 14, 0, tzinfo=dt.UTC),
+                                0x0061: dt.datetime(2024, 3, 12, 15, 0, tzinfo=dt.UTC)}))
+    result = extract("msg", data, "review.msg")
+    text = "\n".join(b.text for b in result.blocks)
+    assert result.title == "Kestrel audit review"
+    assert "Start: 2024-03-12T14:00:00+00:00" in text and "End: 2024-03-12T15:00:00+00:00" in text
+    assert "Review the Kestrel audit findings." in text
+
+
+def test_a_property_that_fails_to_read_costs_only_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Outlook calendar items and contacts failed whole: the HTML body extract-msg derives from
+    RTF raised UnicodeDecodeError. Now that property is absent and the RTF is read."""
+    from extract_msg.msg_classes.message_base import MessageBase
+
+    def broken(self):  # type: ignore[no-untyped-def]
+        raise UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+
+    monkeypatch.setattr(MessageBase, "htmlBody", property(broken))
+    data = build_msg(Msg(message_class="IPM.Appointment", subject="Board call",
+                         rtf=rb"{\rtf1\ansi\pard Agenda: the Q2 accounts.\par}"))
+    result = extract("msg", data, "call.msg")
+    assert "Agenda: the Q2 accounts." in "\n".join(b.text for b in result.blocks)
+
+
+def test_a_contact_reads_as_its_fields() -> None:
+    data = build_msg(Msg(message_class="IPM.Contact", strings={0x3001: "Daniel Okafor",
+                                                               0x3A16: "Northwind Traders"}))
+    result = extract("msg", data, "okafor.msg")
+    text = "\n".join(b.text for b in result.blocks)
+    assert result.title == "Daniel Okafor"
+    assert "Name: Daniel Okafor" in text and "Company: Northwind Traders" in text
+
+
+def test_a_message_attached_to_a_message_becomes_a_msg_of_its_own() -> None:
+    """It was dropped with a warning; inside an .eml it was indexed. Now both are."""
+    inner = Msg(subject="Original invoice", body="Invoice INV-4471 for EUR 18,450.",
+                submitted=dt.datetime(2024, 1, 10, 8, 0, tzinfo=dt.UTC))
+    data = build_msg(Msg(subject="Fwd: invoice", body="See the attached message.",
+                         submitted=SENT, embedded=[inner]))
+    result = extract("msg", data, "fwd.msg")
+    assert result.warnings == []
+    [attached] = result.attachments
+    assert attached.filename == "Original invoice.msg"
+    again = extract("msg", attached.content, attached.filename)
+    assert again.title == "Original invoice"
+    assert again.extra["date"] == "2024-01-10T08:00:00+00:00"
+    assert "Invoice INV-4471 for EUR 18,450." in [b.text for b in again.blocks]
+
+
+def test_a_corrupt_msg_is_msg_corrupt() -> None:
     with pytest.raises(ExtractionError) as err:
         extract("msg", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1 truncated", "broken.msg")
     assert err.value.code == "MSG_CORRUPT"
