@@ -96,8 +96,9 @@ def cost(n: int, spacy_path: Path, before: str) -> None:
 
     corpus = JUDGED.parents[3] / "shared" / "data" / "scifact" / "corpus.jsonl.gz"
     with gzip.open(corpus, "rt") as f:
-        texts = [json.loads(line)["text"] for _, line in zip(range(n), f)]
-    extractors = {"before": extractor_at(before, spacy_path), "after": EntityExtractor(spacy_path)}
+        texts = [json.loads(line)["text"] for _, line in zip(range(n), f, strict=False)]
+    extractors = {"before": extractor_at(before, spacy_path),
+                  "after": EntityExtractor(spacy_path)}
     seconds: dict[str, list[float]] = {name: [] for name in extractors}
     for _ in range(3):
         for name, extractor in extractors.items():
