@@ -65,8 +65,7 @@ def show_document(settings: Settings, api_key: str | None, server: str | None,
     with _registry(settings, api_key) as (session, client_id):
         document = docs_registry.get_document(session, client_id=client_id,
                                               document_id=document_id)
-        return document_out(docs_registry.summarise(session, document),
-                            docs_registry.versions_of(session, document_pk=document.id)
+        return document_out(*docs_registry.document_detail(session, document)
                             ).model_dump(mode="json")
 
 
@@ -106,7 +105,12 @@ def print_documents(console: Console, listing: dict[str, Any]) -> None:
         source = f" · {doc['source']}" if doc.get("source") else ""
         console.print(indented(Text(f"{named}{source}"), 4))
         if doc.get("error"):
-            console.print(indented(Text(f"failed: {doc['error']}", style="red"), 4))
+            console.print(indented(Text(f"failed{_code(doc)}: {doc['error']}", style="red"), 4))
+
+
+def _code(answer: dict[str, Any]) -> str:
+    """`` (PDF_ENCRYPTED)`` after "failed" where the answer carries the error's code."""
+    return f" ({answer['error_code']})" if answer.get("error_code") else ""
 
 
 def _plural(n: int, word: str) -> str:
@@ -137,10 +141,12 @@ def print_document(console: Console, doc: dict[str, Any]) -> None:
             (Text(f"{v['version_id']:>4} ") + _state(v["state"]),
              Text(f"{v['filename']} · {_plural(v['size_bytes'], 'byte')} · "
                   f"{_plural(v['chunk_count'], 'chunk')} · {v['created_at'][:16]}"
-                  + (f"\nfailed: {v['error']}" if v.get("error") else ""), style="dim"))
+                  + (f"\nfailed{_code(v)}: {v['error']}" if v.get("error") else ""),
+                  style="dim"))
             for v in versions]), 2))
     if doc.get("error"):
-        console.print(indented(Text(f"latest version failed: {doc['error']}", style="red"), 2))
+        console.print(indented(Text(f"latest version failed{_code(doc)}: {doc['error']}",
+                                    style="red"), 2))
 
 
 def print_job(console: Console, job: dict[str, Any]) -> None:
@@ -159,7 +165,7 @@ def print_job(console: Console, job: dict[str, Any]) -> None:
         if job.get(label):
             console.print(Text(f"  {label.removesuffix('_at'):8} {job[label]}", style="dim"))
     if job.get("error"):
-        console.print(Text(f"  error: {job['error']}", style="red"))
+        console.print(Text(f"  error{_code(job)}: {job['error']}", style="red"))
 
 
 def list_entities(settings: Settings, api_key: str | None, server: str | None,

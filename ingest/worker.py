@@ -26,7 +26,7 @@ from app.errors import ServiceError
 from app.registry import discovery, jobs
 from app.registry.database import commit_with_retry, transaction
 from app.settings import IngestSettings
-from ingest.failures import is_transient, reason
+from ingest.failures import error_code, is_transient, reason
 from ingest.pipeline import (
     DocumentDeleted,
     IngestDeps,
@@ -144,9 +144,11 @@ class Worker:
                 with transaction(self.deps.sessions) as s:
                     retried = transient and jobs.retry_later(
                         s, job_id=job.job_id, reason=reason(exc),
-                        backoff_base_s=self.settings.backoff_base_s)
+                        backoff_base_s=self.settings.backoff_base_s,
+                        code=error_code(exc, gave_up=True))
                     if not transient:
-                        jobs.fail(s, job_id=job.job_id, reason=reason(exc))
+                        jobs.fail(s, job_id=job.job_id, reason=reason(exc),
+                                  code=error_code(exc))
             except StaleDataError:  # its document was deleted meanwhile: nothing left to mark
                 log.info("job %s: its document was deleted while it failed", job.job_id)
                 metrics.JOBS.labels("lost").inc()

@@ -6,6 +6,7 @@ Literal spans are computed here, for the evidence shown; explain adds each item'
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
@@ -159,26 +160,35 @@ def _item(c: Candidate, terms: frozenset[str], explain: bool) -> ContentItem:
 
 
 def document_out(summary: DocumentSummary,
-                  versions: list[DocumentVersion] | None = None) -> DocumentOut:
-    """A document as GET /documents lists it (with every version for GET /documents/{id})."""
+                  versions: list[DocumentVersion] | None = None,
+                  errors: Mapping[int, tuple[str | None, str | None]] | None = None
+                  ) -> DocumentOut:
+    """A document as GET /documents lists it (with every version for GET /documents/{id}, and
+    the error and code of each version's last job)."""
     doc = summary.document
+    errors = errors or {}
     return DocumentOut(
         document_id=doc.document_id, filename=summary.filename, title=summary.title,
         kind=doc.kind, source=doc.source, path=doc.path,
         current_version_id=doc.current_version_id, latest_version_id=summary.latest_version_id,
-        state=summary.state, error=summary.error, version_count=doc.version_count,
+        state=summary.state, error=summary.error, error_code=summary.error_code,
+        version_count=doc.version_count,
         chunk_count=summary.chunk_count, created_at=doc.created_at, updated_at=doc.updated_at,
         versions=None if versions is None else [VersionOut(
             version_id=v.version_id, state=v.state, filename=v.filename, mime_type=v.mime_type,
             size_bytes=v.size_bytes, content_sha256=v.content_sha256, chunk_count=v.chunk_count,
             created_at=v.created_at, published_at=v.published_at,
             superseded_at=v.superseded_at, superseded_by=v.superseded_by,
-            canonical_metadata=v.canonical_metadata) for v in versions])
+            canonical_metadata=v.canonical_metadata,
+            error=errors.get(v.id, (None, None))[0] if v.state == "failed" else None,
+            error_code=errors.get(v.id, (None, None))[1] if v.state == "failed" else None)
+            for v in versions])
 
 
 def job_out(job: IngestionJob, document_id: str, version_id: str) -> JobOut:
     return JobOut(job_id=job.id, status=job.status, attempts=job.attempts,
                   max_attempts=job.max_attempts, progress=job.progress, error=job.error,
+                  error_code=job.error_code,
                   stage=JobStage(**job.stage) if job.stage and job.status == "running"
                   else None,
                   document_id=document_id, version_id=version_id,

@@ -574,6 +574,9 @@ class VersionOut(BaseModel):
     superseded_at: datetime | None = None
     superseded_by: str | None = None
     canonical_metadata: CanonicalMetadata
+    error: str | None = Field(None, description="A failed version: why, in words")
+    error_code: str | None = Field(None, description="A failed version: its stable code "
+                                                     "(docs/FORMATS.md: PDF_ENCRYPTED, …)")
 
 
 class DocumentOut(BaseModel):
@@ -590,6 +593,7 @@ class DocumentOut(BaseModel):
     state: VersionState = Field(description="The latest version's state: queued, indexing, "
                                             "published or failed")
     error: str | None = Field(description="Why the latest version failed, when it did")
+    error_code: str | None = Field(None, description="Its stable code (docs/FORMATS.md)")
     version_count: int
     chunk_count: int = Field(description="Chunks of the version shown")
     created_at: datetime
@@ -659,7 +663,11 @@ class JobOut(BaseModel):
                             "then publication; recorded every few seconds while it runs")
     stage: JobStage | None = Field(None, description="While running: what the job is doing, "
                                    "in pages or chunks (additive)")
-    error: str | None
+    error: str | None = Field(description="Why it failed (or, while queued again, why the "
+                                          "last attempt did)")
+    error_code: str | None = Field(None, description="The error's stable code (docs/"
+                                                     "FORMATS.md: PDF_ENCRYPTED, OCR_TIMEOUT, "
+                                                     "…)")
     document_id: str
     version_id: str
     created_at: datetime

@@ -226,6 +226,7 @@ class DocumentSummary:
     latest_version_id: str
     state: str  # the latest version's: queued, indexing, published or failed
     error: str | None  # the failed latest version's job error
+    error_code: str | None = None  # and its stable code (ingest/failures.py)
 
 
 def list_documents(session: Session, *, client_id: str, offset: int = 0, limit: int = 50,
@@ -268,11 +269,7 @@ def list_documents(session: Session, *, client_id: str, offset: int = 0, limit: 
                DocumentVersion.canonical_metadata)
         .where(DocumentVersion.id.in_([r[4] for r in rows])))}
     failed = [r[3] for r in rows if r[2] == "failed"]
-    errors: dict[int, str | None] = {}
-    for version_pk, error in session.execute(
-            select(IngestionJob.version_pk, IngestionJob.error)
-            .where(IngestionJob.version_pk.in_(failed)).order_by(IngestionJob.created_at)):
-        errors[version_pk] = error  # the last job of the version wins
+    errors = version_errors(session, failed)
     summaries = []
     for pk, latest_id, state, latest_version_pk, shown_pk in rows:
         version = shown[shown_pk]
@@ -280,8 +277,32 @@ def list_documents(session: Session, *, client_id: str, offset: int = 0, limit: 
         summaries.append(DocumentSummary(
             document=documents[pk], filename=version.filename,
             title=title if isinstance(title, str) else None, chunk_count=version.chunk_count,
-            latest_version_id=latest_id, state=state, error=errors.get(latest_version_pk)))
+            latest_version_id=latest_id, state=state,
+            error=errors.get(latest_version_pk, (None, None))[0],
+            error_code=errors.get(latest_version_pk, (None, None))[1]))
     return summaries, total
+
+
+def version_errors(session: Session, version_pks: Collection[int]
+                   ) -> dict[int, tuple[str | None, str | None]]:
+    """{version pk: (error, error code)} of the versions' last jobs that recorded one."""
+    errors: dict[int, tuple[str | None, str | None]] = {}
+    if not version_pks:
+        return errors
+    for version_pk, error, code in session.execute(
+            select(IngestionJob.version_pk, IngestionJob.error, IngestionJob.error_code)
+            .where(IngestionJob.version_pk.in_(version_pks)).order_by(IngestionJob.created_at)):
+        errors[version_pk] = (error, code)  # the last job of the version wins
+    return errors
+
+
+def document_detail(session: Session, document: Document
+                    ) -> tuple[DocumentSummary, list[DocumentVersion],
+                               dict[int, tuple[str | None, str | None]]]:
+    """A document, every version of it, and the failed ones' errors (GET /documents/{id})."""
+    versions = versions_of(session, document_pk=document.id)
+    return (summarise(session, document), versions,
+            version_errors(session, [v.id for v in versions if v.state == "failed"]))
 
 
 def summarise(session: Session, document: Document) -> DocumentSummary:

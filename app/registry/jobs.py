@@ -71,7 +71,8 @@ def claim_next(session: Session, *, worker_id: str, lease_s: float,
         crashed = status == "running"  # its lease expired: its worker died mid-attempt
         if crashed and crashes >= max_crashes:
             # lost to a dying worker once too often: stop here instead of looping forever
-            fail(session, job_id=job_id, reason=_crashed(crashes + 1, "its lease expired"))
+            fail(session, job_id=job_id, reason=_crashed(crashes + 1, "its lease expired"),
+                 code="WORKER_CRASHED")
             continue
         guard = ((IngestionJob.status == status) & (IngestionJob.attempts == attempts)
                  & (IngestionJob.crashes == crashes))
@@ -142,21 +143,24 @@ def succeed_if_owned(session: Session, *, job_id: str, worker_id: str) -> bool:
     deleted. Run inside the publishing transaction, so publication and success commit as one."""
     return session.execute(update(IngestionJob).where(_owned(job_id, worker_id)).values(
         status="succeeded", progress=1.0, finished_at=utcnow(), lease_expires_at=None,
-        error=None, checkpoint=None, stage=None)).rowcount == 1
+        error=None, error_code=None, checkpoint=None, stage=None)).rowcount == 1
 
 
-def fail(session: Session, *, job_id: str, reason: str) -> None:
-    """Permanent failure: the job and its version are failed with a reason a person can act on."""
+def fail(session: Session, *, job_id: str, reason: str, code: str) -> None:
+    """Permanent failure: the job and its version are failed with a reason a person can act on
+    and its stable code (ingest/failures.py FAILURE_CODES)."""
     job = session.get(IngestionJob, job_id)
     if job is None:
         return
     job.status, job.error, job.finished_at, job.lease_expires_at = "failed", reason, utcnow(), None
+    job.error_code = code
     version = session.get(DocumentVersion, job.version_pk)
     if version is not None and version.state in ("queued", "indexing"):
         version.state = "failed"
 
 
-def retry_later(session: Session, *, job_id: str, reason: str, backoff_base_s: float) -> bool:
+def retry_later(session: Session, *, job_id: str, reason: str, backoff_base_s: float,
+                code: str = "RETRIES_EXHAUSTED") -> bool:
     """Requeue after a transient failure with exponential backoff; fail once attempts run out.
 
     Returns True when the job was requeued.
@@ -166,10 +170,11 @@ def retry_later(session: Session, *, job_id: str, reason: str, backoff_base_s: f
         return False
     if job.attempts >= job.max_attempts:
         fail(session, job_id=job_id,
-             reason=f"gave up after {job.attempts} attempts; last error: {reason}")
+             reason=f"gave up after {job.attempts} attempts; last error: {reason}", code=code)
         return False
     delay = backoff_base_s * (2 ** (job.attempts - 1))
     job.status, job.error, job.lease_expires_at = "queued", reason, None
+    job.error_code = code
     job.next_attempt_at = utcnow() + timedelta(seconds=delay)
     return True
 
@@ -215,7 +220,8 @@ def release_orphans(session: Session, *, max_crashes: int = DEFAULT_MAX_CRASHES)
     for job in session.scalars(select(IngestionJob).where(IngestionJob.status == "running")):
         count += 1
         if job.crashes >= max_crashes:
-            fail(session, job_id=job.id, reason=_crashed(job.crashes + 1, "taken back at start"))
+            fail(session, job_id=job.id, reason=_crashed(job.crashes + 1, "taken back at start"),
+                 code="WORKER_CRASHED")
             continue
         job.crashes += 1
         job.attempts = max(job.attempts - 1, 0)

@@ -155,6 +155,8 @@ class IngestionJob(Base):
     # the document's fault, so not counted in ``attempts``; bounded by ingest.max_crashes.
     crashes: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # its stable code (ingest/failures.py FAILURE_CODES): PDF_ENCRYPTED, OCR_TIMEOUT, …
+    error_code: Mapped[str | None] = mapped_column(String(64), nullable=True)
     progress: Mapped[float] = mapped_column(Float, default=0.0)
     worker_id: Mapped[str | None] = mapped_column(String(100), nullable=True)
     lease_expires_at: Mapped[datetime | None] = mapped_column(nullable=True)

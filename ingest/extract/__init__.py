@@ -42,11 +42,11 @@ def extract(kind: str, content: bytes, filename: str, on_page: OnPage | None = N
     elif kind in ("png", "jpg", "tiff"):
         from ingest.extract.images import extract_image as fn
     else:
-        raise ExtractionError(f"no extractor for kind {kind!r}")
+        raise ExtractionError(f"no extractor for kind {kind!r}", code="UNSUPPORTED_FILE_TYPE")
     extracted = (fn(content, filename, on_page=on_page, ocr=ocr)
                  if kind in ("pdf", "png", "jpg", "tiff") else fn(content, filename))
     if not any(b.text.strip() for b in extracted.blocks):
         why = "; ".join(extracted.warnings)
         raise ExtractionError(f"{filename}: no text could be extracted"
-                              + (f"; {why}" if why else ""))
+                              + (f"; {why}" if why else ""), code="NO_TEXT")
     return extracted

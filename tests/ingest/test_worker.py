@@ -105,16 +105,20 @@ def test_a_crash_resumes_from_the_last_checkpoint_without_redoing_batches(
         assert resumed.term_df == fresh.term_df and resumed.entities == fresh.entities
 
 
-@pytest.mark.parametrize("error, transient", [
-    (ValueError("unbalanced table in the file"), False),     # its own data: the same again
-    (TimeoutError("regular-expression match exceeded its 5.0 s time limit"), False),
-    (MemoryError(), False),
-    (__import__("sqlalchemy").exc.OperationalError("SELECT 1", {}, Exception("gone")), True),
-    (OSError(28, "No space left on device"), True),
+@pytest.mark.parametrize("error, transient, code", [
+    (ValueError("unbalanced table in the file"), False, "PROCESSING_FAILED"),  # its own data
+    (TimeoutError("regular-expression match exceeded its 5.0 s time limit"), False,
+     "PROCESSING_FAILED"),
+    (MemoryError(), False, "OUT_OF_MEMORY"),
+    (__import__("app.errors").errors.ExtractionError("locked", code="PDF_ENCRYPTED"), False,
+     "PDF_ENCRYPTED"),
+    (__import__("sqlalchemy").exc.OperationalError("SELECT 1", {}, Exception("gone")), True,
+     "RETRIES_EXHAUSTED"),
+    (OSError(28, "No space left on device"), True, "RETRIES_EXHAUSTED"),
 ])
 def test_failures_that_would_repeat_fail_at_once_and_passing_ones_are_retried(
         svc: Service, monkeypatch: pytest.MonkeyPatch, error: BaseException,
-        transient: bool) -> None:
+        transient: bool, code: str) -> None:
     def broken(*_a: Any, **_kw: Any) -> Any:
         raise error
 
@@ -122,11 +126,23 @@ def test_failures_that_would_repeat_fail_at_once_and_passing_ones_are_retried(
     body = svc.upload("a.txt", "some text", document_id="a").json()
     svc.worker.run_once()
     failed = job(svc, body["job_id"])
+    assert failed.error_code == code  # while queued again too: the last attempt's
     if transient:
         assert (failed.status, failed.attempts) == ("queued", 1)  # backoff, then again
     else:
         assert (failed.status, failed.attempts) == ("failed", 1)
-        assert "not retried" in failed.error or "more memory" in failed.error
+        assert ("not retried" in failed.error or "more memory" in failed.error
+                or failed.error == "locked")
+        # the code is on the job, on the document and on its failed version, over HTTP
+        answer = svc.http.get(f"/jobs/{body['job_id']}", headers=svc.auth()).json()
+        assert (answer["status"], answer["error_code"]) == ("failed", code)
+        document = svc.http.get("/documents/a", headers=svc.auth()).json()
+        assert document["error_code"] == code
+        assert (document["versions"][0]["error_code"], document["versions"][0]["error"]) == (
+            code, failed.error)
+        listed = svc.http.get("/documents", params={"state": "failed"},
+                              headers=svc.auth()).json()["documents"]
+        assert [(d["document_id"], d["error_code"]) for d in listed] == [("a", code)]
 
 
 def test_a_long_extraction_is_kept_so_a_resumed_job_does_not_read_the_file_again(

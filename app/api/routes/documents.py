@@ -108,8 +108,7 @@ def list_documents(
 @router.get("/documents/{document_id}", response_model=DocumentOut,
              responses=error_responses(401, 404, 422, 500))
 def get_document(session: SessionDep, document: DocumentDep) -> DocumentOut:
-    return document_out(docs_registry.summarise(session, document),
-                         docs_registry.versions_of(session, document_pk=document.id))
+    return document_out(*docs_registry.document_detail(session, document))
 
 
 @router.delete("/documents/{document_id}", status_code=204,
