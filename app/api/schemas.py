@@ -148,6 +148,9 @@ class QualityMetadata(_MetadataGroup):
     ocr_used: bool | None = None
     ocr_engine: str | None = Field(None, description="The OCR engine that ran, with its "
                                    "version (tesseract 5.3.0, rapidocr 1.4.4)")
+    ocr_rotated_pages: list[dict[str, int]] | None = Field(
+        None, description="Pages OCR found turned and read upright: [{page, degrees}] "
+                          "(degrees clockwise)")
     warnings: list[str] | None = Field(None, description="What extraction could not do well: "
                                        "pages without text, pages OCR read with low confidence")
 

@@ -49,4 +49,4 @@ def extract_image(content: bytes, filename: str, on_page: Callable[[int, int], N
         warnings.append(f"OCR ({engine.name}) found no text in {filename}")
     return ExtractedText(blocks=blocks, page_count=frames, warnings=warnings,
                          quality={"text_extraction": "ocr", "ocr_used": True,
-                                  "ocr_engine": engine.name})
+                                  "ocr_engine": engine.name, **report.quality()})

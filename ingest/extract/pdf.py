@@ -172,7 +172,7 @@ def extract_pdf(content: bytes, filename: str,
     quality: dict[str, object] = {"text_extraction": "native", "ocr_used": False}
     if report.pages:
         quality = {"text_extraction": "mixed" if native else "ocr", "ocr_used": True,
-                   "ocr_engine": report.engine}
+                   "ocr_engine": report.engine, **report.quality()}
         warnings.extend(report.warnings(settings.low_confidence))
     if garbled_pages:
         quality["garbled_text_pages"] = [n for n, _ in garbled_pages]

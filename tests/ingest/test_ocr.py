@@ -184,3 +184,75 @@ def test_only_pages_with_images_and_no_font_count_as_scans() -> None:
     pdf = scanned_pdf(["text", scan_image(["scan"], size=(200, 150))])
     with pdfplumber.open(io.BytesIO(pdf)) as opened:
         assert [image_only(p) for p in opened.pages] == [False, True]
+
+
+def _rotated_page(degrees: int):  # type: ignore[no-untyped-def]
+    from PIL import Image, ImageDraw, ImageFont
+
+    image = Image.new("L", (1400, 500), 255)
+    draw = ImageDraw.Draw(image)
+    try:
+        font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 40)
+    except OSError:
+        font = ImageFont.load_default(size=40)
+    for i, line in enumerate(("The quick brown fox jumps over the lazy dog.",
+                              "Invoices are paid within thirty days of receipt.",
+                              "Kestrel Holdings signed the lease in March.")):
+        draw.text((40, 60 + i * 120), line, fill=0, font=font)
+    return image.rotate(degrees, expand=True)  # counter-clockwise: upright is that clockwise
+
+
+@pytest.mark.parametrize("degrees, turn", [(0, 0), (180, 180), (90, 90), (270, 270)])
+def test_tesseract_reads_a_turned_page_upright_and_says_so(degrees: int, turn: int) -> None:
+    import shutil
+
+    from ingest.extract.ocr import Tesseract
+
+    if not shutil.which("tesseract"):
+        pytest.skip("Tesseract is not installed (apt-get install -y tesseract-ocr)")
+    page = Tesseract(shutil.which("tesseract")).read(_rotated_page(degrees), 60)
+    assert "Kestrel Holdings signed the lease" in page.text
+    assert page.text.index("quick brown fox") < page.text.index("Kestrel")  # lines in order
+    assert page.rotated == turn
+
+
+def test_tesseract_runs_one_openmp_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+    import subprocess
+
+    from ingest.extract import ocr
+
+    if not shutil.which("tesseract"):
+        pytest.skip("Tesseract is not installed (apt-get install -y tesseract-ocr)")
+    seen: list[str | None] = []
+    real = subprocess.run
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        if kwargs.get("input") is not None:
+            seen.append((kwargs.get("env") or {}).get("OMP_THREAD_LIMIT"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ocr.subprocess, "run", spy)
+    ocr.Tesseract(shutil.which("tesseract")).read(_rotated_page(0), 60)
+    assert seen and set(seen) == {"1"}  # orientation and reading alike
+
+
+@pytest.mark.parametrize("degrees", [90, 270])
+def test_rapidocr_reads_a_page_on_its_side(degrees: int) -> None:
+    from ingest.extract.ocr import RapidOcr
+
+    page = RapidOcr().read(_rotated_page(degrees), 60)
+    assert "Kestrel Holdings signed the lease" in page.text
+    assert page.rotated == degrees
+    assert page.text.index("quick brown fox") < page.text.index("Kestrel")  # lines in order
+
+
+def test_an_upside_down_scan_says_which_page_was_turned_in_quality() -> None:
+    import io
+
+    buf = io.BytesIO()
+    _rotated_page(180).save(buf, format="PNG")
+    result = extract("png", buf.getvalue(), "upside-down.png")
+    assert "Kestrel Holdings signed the lease" in result.blocks[0].text
+    if result.quality["ocr_engine"].startswith("tesseract"):  # RapidOCR turns each line itself
+        assert result.quality["ocr_rotated_pages"] == [{"page": 1, "degrees": 180}]
