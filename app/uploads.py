@@ -103,6 +103,33 @@ def _looks_binary(head: bytes) -> bool:
     return controls / max(len(head), 1) > BINARY_CONTROL_SHARE
 
 
+def encrypted_office(content: bytes) -> bool:
+    """An OLE compound file holding an ``EncryptedPackage`` stream: a password-protected
+    .docx, .xlsx or .pptx ([MS-OFFCRYPTO])."""
+    if not content.startswith(OLE_MAGIC):
+        return False
+    import io
+
+    import olefile
+
+    try:
+        with olefile.OleFileIO(io.BytesIO(content)) as ole:
+            return bool(ole.exists("EncryptedPackage"))
+    except (OSError, ValueError, IndexError):
+        return False
+
+
+def utf16_text(head: bytes) -> bool:
+    """Text saved as UTF-16 with its byte-order mark (Windows' "Unicode"), which decodes."""
+    if not head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return False
+    try:
+        head[:len(head) - len(head) % 2].decode("utf-16")
+    except UnicodeDecodeError as exc:
+        return exc.start >= len(head) - 4  # a pair cut at the sample's end
+    return True
+
+
 def sniff(kind: str, content: bytes, filename: str) -> None:
     """Refuse bytes that contradict the file's extension (415 FILE_CONTENT_MISMATCH), so an
     executable named .md or an image named .txt is never indexed as junk text."""
@@ -110,18 +137,26 @@ def sniff(kind: str, content: bytes, filename: str) -> None:
     if kind == "pdf":
         ok, found = b"%PDF-" in head[:1024], None
     elif kind in ZIP_KINDS:
-        ok, found = head.startswith(b"PK\x03\x04"), None
+        # a password-protected Office file is an OLE package holding the encrypted ZIP: it is
+        # what its name says, and its job fails OFFICE_ENCRYPTED, as an encrypted PDF's does
+        ok, found = head.startswith(b"PK\x03\x04") or encrypted_office(content), None
+        if not ok and head.startswith(OLE_MAGIC):
+            found = ("an old binary Office document (.doc, .xls or .ppt); save it as "
+                     f".{kind} to upload it")
     elif kind in IMAGE_MAGIC:
-        ok, found = head.startswith(IMAGE_MAGIC[kind]), None
+        # any image OCR reads, whatever the extension says (a PNG named .tiff): the
+        # extractor reads what the bytes are and says so in quality.warnings
+        ok, found = any(head.startswith(magic) for magics in IMAGE_MAGIC.values()
+                        for magic in magics), None
     elif kind == "msg":
         ok, found = head.startswith(OLE_MAGIC), None
     else:
         assert kind in TEXT_KINDS, kind
         found = next((what for magic, what in BINARY_MAGIC.items() if head.startswith(magic)),
                      None)
-        if found is None and (head.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in head):
-            found = "binary data (NUL bytes; UTF-16 text must be saved as UTF-8)"
-        if found is None and _looks_binary(head):
+        if found is None and not utf16_text(head) and b"\x00" in head:
+            found = "binary data (NUL bytes, and no UTF-16 byte-order mark)"
+        if found is None and not utf16_text(head) and _looks_binary(head):
             found = "binary data (neither UTF-8 nor Latin-1 text: control bytes throughout)"
         ok = found is None
     if not ok:

@@ -64,6 +64,7 @@ FAILURE_CODES: dict[str, str] = {
     "OCR_TOO_MANY_PAGES": "more scanned pages than EVIDENCE_INGEST__OCR_MAX_PAGES",
     "OCR_TIMEOUT": "a page took OCR longer than EVIDENCE_INGEST__OCR_PAGE_SECONDS",
     "OCR_FAILED": "the OCR engine failed on a page",
+    "EMPTY_FILE": "the file is empty (0 bytes)",
     "NO_TEXT": "nothing readable was found (an image without text, an empty sheet)",
     "UNSUPPORTED_FILE_TYPE": "no extractor reads this kind",
     "EXTRACTION_TIMEOUT": "reading the file took longer than EVIDENCE_INGEST__EXTRACT_SECONDS",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from app.errors import ExtractionError
+from app.formats import OLE_MAGIC, ZIP_KINDS
 from app.limits import OcrBounds
 from ingest.extract.types import Block, ExtractedText
 
@@ -18,7 +19,11 @@ def extract(kind: str, content: bytes, filename: str, on_page: OnPage | None = N
             ocr: OcrBounds | None = None) -> ExtractedText:
     """Extract text; raises ExtractionError (permanent) for empty, corrupt or encrypted files."""
     if not content:
-        raise ExtractionError(f"{filename} is empty (0 bytes)")
+        raise ExtractionError(f"{filename} is empty (0 bytes)", code="EMPTY_FILE")
+    if kind in ZIP_KINDS and content.startswith(OLE_MAGIC):
+        raise ExtractionError(f"{filename} is password-protected (an encrypted Office "
+                              "package): open it with its password, save it without one and "
+                              "upload that", code="OFFICE_ENCRYPTED")
     if kind == "pdf":
         from ingest.extract.pdf import extract_pdf as fn
     elif kind == "docx":

@@ -17,6 +17,10 @@ from ingest.extract.ocr import (
 from ingest.extract.types import Block, ExtractedText
 
 
+# an extension → the format Pillow names
+PIL_FORMATS = {"jpg": "jpeg", "jpeg": "jpeg", "tif": "tiff", "tiff": "tiff", "png": "png"}
+
+
 def extract_image(content: bytes, filename: str, on_page: Callable[[int, int], None] | None = None,
                   ocr: OcrBounds | None = None) -> ExtractedText:
     from PIL import ImageSequence
@@ -45,6 +49,11 @@ def extract_image(content: bytes, filename: str, on_page: Callable[[int, int], N
         raise ExtractionError(f"{filename}: the image could not be decoded "
                               f"({type(exc).__name__}: {exc})", code="IMAGE_CORRUPT") from None
     warnings = report.warnings(settings.low_confidence)
+    named = filename.rsplit(".", 1)[-1].lower() if "." in filename else ""
+    actual = (image.format or "").lower()
+    if actual and named and PIL_FORMATS.get(named, named) != actual:
+        warnings.append(f"the bytes are a {actual.upper()} image, though named .{named}: read "
+                        "as what they are")
     if not blocks:
         warnings.append(f"OCR ({engine.name}) found no text in {filename}")
     return ExtractedText(blocks=blocks, page_count=frames, warnings=warnings,

@@ -43,7 +43,13 @@ class ExtractedText:
 
 
 def decode_text(content: bytes) -> str:
-    """UTF-8 (with or without BOM), else Latin-1 — which never fails, so nothing is lost."""
+    """UTF-16 where it starts with its byte-order mark, UTF-8 (with or without BOM), else
+    Latin-1 — which never fails, so nothing is lost."""
+    if content.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return content.decode("utf-16")
+        except UnicodeDecodeError:
+            pass
     try:
         return content.decode("utf-8-sig")
     except UnicodeDecodeError:

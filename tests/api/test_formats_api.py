@@ -132,3 +132,55 @@ def test_random_bytes_named_txt_are_refused_latin1_text_is_not(svc: Service) -> 
     assert "control bytes" in r.json()["error"]["message"]
     latin = "Le café coûte 2,30 € à la gare de Château-Thierry.\n".encode("latin-1", "replace")
     assert svc.upload("cafe.txt", latin * 50).status_code == 202
+
+
+def _ole(*streams: str) -> bytes:
+    """An OLE compound file holding these streams (extract-msg's writer, tests/msg_files.py)."""
+    import io
+
+    from extract_msg.ole_writer import OleWriter
+
+    writer = OleWriter()
+    for name in streams:
+        writer.addEntry([name], data=b"\x04\x00\x04\x00" + b"\x00" * 600)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def test_a_password_protected_office_file_fails_its_job_saying_so(svc: Service) -> None:
+    """It was a misleading 415 ("not a DOCX (ZIP) document"); an encrypted PDF got its code."""
+    for name in ("locked.docx", "locked.xlsx", "locked.pptx"):
+        body = svc.ingest(name, _ole("EncryptionInfo", "EncryptedPackage"))
+        job = svc.http.get(f"/jobs/{body['job_id']}", headers=svc.auth()).json()
+        assert (job["status"], job["error_code"]) == ("failed", "OFFICE_ENCRYPTED"), job
+        assert "password-protected" in job["error"]
+
+
+def test_an_old_binary_office_file_named_docx_is_a_415_saying_what_it_is(svc: Service) -> None:
+    r = svc.upload("old.docx", _ole("WordDocument"))
+    assert r.status_code == 415 and r.json()["error"]["code"] == "FILE_CONTENT_MISMATCH"
+    assert "old binary Office document" in r.json()["error"]["message"]
+
+
+def test_utf16_html_with_its_byte_order_mark_is_read(svc: Service) -> None:
+    page = "<html><body><h1>Quarterly</h1><p>Xylophone budget approved.</p></body></html>"
+    for encoding, name in (("utf-16", "page16.html"), ("utf-16-be", "page16be.html")):
+        data = page.encode(encoding)
+        if encoding == "utf-16-be":
+            data = b"\xfe\xff" + data
+        svc.ingest(name, data, document_id=name)
+    found = {r["document_version"]["document_id"]
+             for r in svc.search(query="Xylophone", alpha=0.0).json()["results"]}
+    assert found == {"page16.html", "page16be.html"}
+    r = svc.upload("nul.html", page.encode("utf-16-le"))  # no mark: NUL bytes, refused
+    assert r.status_code == 415 and r.json()["error"]["code"] == "FILE_CONTENT_MISMATCH"
+
+
+def test_png_bytes_named_tiff_are_read_as_what_they_are(svc: Service) -> None:
+    svc.ingest("misnamed.tiff", image_bytes(scan_image(["Receipt", "Quetzal market fees"]),
+                                            "PNG"), document_id="misnamed")
+    row = _first(svc, "Quetzal")
+    assert row["document_version"]["document_id"] == "misnamed"
+    assert any("the bytes are a PNG image, though named .tiff" in w
+               for w in row["canonical_metadata"]["quality"]["warnings"])
