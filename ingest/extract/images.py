@@ -16,7 +16,6 @@ from ingest.extract.ocr import (
 )
 from ingest.extract.types import Block, ExtractedText
 
-
 # an extension → the format Pillow names
 PIL_FORMATS = {"jpg": "jpeg", "jpeg": "jpeg", "tif": "tiff", "tiff": "tiff", "png": "png"}
 
