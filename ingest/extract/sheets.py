@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -48,26 +49,58 @@ def _cell_text(value: Any) -> str:
 SparseRow = tuple[int, Iterable[tuple[int, Any]]]
 
 
+def looks_like_header(cells: list[tuple[int, Any]]) -> bool:
+    """A first row is a header when every filled cell is a label: text that is no number and
+    no date, each label once (the rule csv.Sniffer.has_header approximates by column types).
+    A first row of numbers or dates is data, and the columns are named by their letters."""
+    labels = [value for _, value in cells]
+    if any(not isinstance(v, str) for v in labels):
+        return False  # openpyxl gives numbers and dates as such
+    texts = [v.strip() for v in labels]
+    if len(set(texts)) < len(texts):
+        return False
+    return not any(NUMBER_OR_DATE.fullmatch(t) for t in texts)
+
+
+NUMBER_OR_DATE = re.compile(r"[-+(]?[$€£¥]?\s?\d[\d,.' /:-]*%?\)?|\d{4}-\d{2}-\d{2}[T ].*")
+
+
 def _rows_as_blocks(rows: Iterable[SparseRow], sheet: str | None, filename: str,
                     budget: list[int]) -> Iterator[Block]:
-    """The first row holding any value is the header; every later row a block naming its
-    cells by their header ("column C" where the header is empty)."""
+    """The first row holding any value is the header when it looks like one
+    (``looks_like_header``) and a later row follows; every data row a block naming its cells
+    by their header ("column C" where there is none)."""
     header: dict[int, str] | None = None
+    first: tuple[int, list[tuple[int, Any]]] | None = None
     for number, raw in rows:
-        cells = [(i, text) for i, value in raw if (text := _cell_text(value))]
-        if not cells:
+        values = [(i, value) for i, value in raw if _cell_text(value)]
+        if not values:
             continue
-        budget[0] -= len(cells)
+        budget[0] -= len(values)
         if budget[0] < 0:
             raise SheetTooLarge(f"{filename} holds more than {MAX_CELLS:,} filled cells; split "
                                 "it into smaller files")
-        if header is None:
-            header = dict(cells)
+        if first is None and header is None:
+            first = (number, values)  # a header, or the first data row: the next row tells
             continue
-        parts = [f"{header.get(i) or f'column {_letters(i)}'}: {cell}"
-                 for i, cell in sorted(cells)]
-        yield Block(text=SEPARATOR.join(parts), line_start=number, line_end=number,
-                    heading_path=(sheet,) if sheet else (), row=True, sheet=sheet)
+        if first is not None:
+            if looks_like_header(first[1]):
+                header = {i: _cell_text(v) for i, v in first[1]}
+            else:
+                header = {}
+                yield _row_block(first[0], first[1], header, sheet)
+            first = None
+        yield _row_block(number, values, header or {}, sheet)
+    if first is not None:  # a sheet of one filled row: that row is data
+        yield _row_block(first[0], first[1], {}, sheet)
+
+
+def _row_block(number: int, values: list[tuple[int, Any]], header: dict[int, str],
+               sheet: str | None) -> Block:
+    parts = [f"{header.get(i) or f'column {_letters(i)}'}: {_cell_text(value)}"
+             for i, value in sorted(values)]
+    return Block(text=SEPARATOR.join(parts), line_start=number, line_end=number,
+                 heading_path=(sheet,) if sheet else (), row=True, sheet=sheet)
 
 
 def _letters(index: int) -> str:
@@ -87,7 +120,10 @@ def extract_xlsx(content: bytes, filename: str) -> ExtractedText:
 
     check_unzipped_size(content, filename, "xlsx")
     try:
-        book = openpyxl.load_workbook(io.BytesIO(content), read_only=True, data_only=True)
+        # keep_links=False: links to other workbooks are never read (a missing external-link
+        # part failed the whole workbook with KeyError)
+        book = openpyxl.load_workbook(io.BytesIO(content), read_only=True, data_only=True,
+                                      keep_links=False)
     except (zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
         raise ExtractionError(f"{filename} is not a readable .xlsx workbook "
                               f"({type(exc).__name__}); it may be corrupt or an old .xls",

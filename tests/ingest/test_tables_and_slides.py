@@ -125,3 +125,56 @@ def test_a_sheet_costs_its_cells_not_its_declared_dimension(wide_rows: int) -> N
     assert len(texts) == 2 + wide_rows
     if wide_rows:
         assert texts[1] == ("column XFD: far 3", 3)
+
+
+@pytest.mark.parametrize("rows, expected", [
+    ([["Kestrel Logistics", 18450]], [("column A: Kestrel Logistics · column B: 18450", 1)]),
+    ([["Name"]], [("column A: Name", 1)]),  # one filled row, however it looks: data
+    ([["Name"], ["Jane Doe"]], [("Name: Jane Doe", 2)]),  # a label row, then data
+    ([[dt.datetime(2024, 1, 15), 18450], [dt.datetime(2024, 1, 16), 900]],
+     [("column A: 2024-01-15 · column B: 18450", 1),  # no header: dates and numbers are data
+      ("column A: 2024-01-16 · column B: 900", 2)]),
+    ([["Total", "Total"], ["a", "b"]], [("column A: Total · column B: Total", 1),
+                                        ("column A: a · column B: b", 2)]),  # repeated labels
+])
+def test_a_first_row_is_a_header_only_when_it_looks_like_one(rows: list, expected: list) -> None:
+    result = extract("xlsx", xlsx_bytes({"S": rows}), "s.xlsx")
+    assert [(b.text, b.line_start) for b in result.blocks] == expected
+
+
+@pytest.mark.parametrize("content, expected", [
+    ("2024-02-01,10000,wire\n", [("column A: 2024-02-01 · column B: 10000 · column C: wire", 1)]),
+    ("date,amount\n", [("column A: date · column B: amount", 1)]),
+    ("2024-02-01,10000\n2024-02-02,50\n", [("column A: 2024-02-01 · column B: 10000", 1),
+                                           ("column A: 2024-02-02 · column B: 50", 2)]),
+    ("date,amount\n2024-02-01,10000\n", [("date: 2024-02-01 · amount: 10000", 2)]),
+])
+def test_a_csv_of_one_row_or_without_a_header_indexes_its_rows(content: str,
+                                                               expected: list) -> None:
+    result = extract("csv", content.encode(), "one.csv")
+    assert [(b.text, b.line_start) for b in result.blocks] == expected
+
+
+def test_a_workbook_linking_to_a_missing_external_part_is_read() -> None:
+    """It failed with KeyError: openpyxl looked for the link's part; links are not read now."""
+    import io
+    import zipfile
+
+    source = zipfile.ZipFile(io.BytesIO(xlsx_bytes({"S": [["Name"], ["Jane Doe"]]})))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as target:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "xl/_rels/workbook.xml.rels":
+                data = data.replace(b"</Relationships>", (
+                    b'<Relationship Id="rIdX" Type="http://schemas.openxmlformats.org/'
+                    b'officeDocument/2006/relationships/externalLink" '
+                    b'Target="externalLinks/externalLink1.xml"/></Relationships>'))
+            if item.filename == "xl/workbook.xml":
+                rel = b"http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+                data = data.replace(b"</sheets>", b'</sheets><externalReferences>'
+                                    b'<externalReference xmlns:rr="' + rel + b'" rr:id="rIdX"/>'
+                                    b'</externalReferences>')
+            target.writestr(item, data)
+    result = extract("xlsx", out.getvalue(), "linked.xlsx")
+    assert [b.text for b in result.blocks] == ["Name: Jane Doe"]
