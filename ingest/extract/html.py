@@ -1,6 +1,9 @@
-"""HTML with BeautifulSoup: text of block elements under the heading path above them."""
+"""HTML with BeautifulSoup: text of block elements under the heading path above them; a table
+one block, a row a line."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from bs4 import BeautifulSoup
 
@@ -8,6 +11,24 @@ from ingest.extract.types import Block, ExtractedText, decode_text
 
 HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 TEXT_TAGS = ("p", "li", "pre", "blockquote", "td", "th", "dd", "dt", "figcaption", "caption")
+
+
+def table_text(table: Any) -> str:
+    """A table as DOCX tables read: its caption, then a row a line, cells joined by " | "
+    (they came out a cell a paragraph: "5\n\nBrazil\n\n203,049,000"). A table inside a
+    cell is read as that cell's text."""
+    lines = []
+    caption = table.find("caption")
+    if caption is not None and caption.find_parent("table") is table:
+        lines.append(caption.get_text(" ", strip=True))
+    for row in table.find_all("tr"):
+        if row.find_parent("table") is not table:
+            continue
+        cells = [cell.get_text(" ", strip=True) for cell in row.find_all(("td", "th"))
+                 if cell.find_parent("tr") is row]
+        if any(cells):
+            lines.append(" | ".join(cells))
+    return "\n".join(line for line in lines if line)
 
 
 def extract_html(content: bytes, filename: str) -> ExtractedText:
@@ -18,15 +39,20 @@ def extract_html(content: bytes, filename: str) -> ExtractedText:
     body = soup.body or soup
     headings: list[tuple[int, str]] = []
     blocks: list[Block] = []
-    for element in body.find_all(HEADINGS + TEXT_TAGS):
+    for element in body.find_all((*HEADINGS, *TEXT_TAGS, "table")):
         if element.name in HEADINGS:
             level = int(element.name[1])
             text = element.get_text(" ", strip=True)
             headings = [h for h in headings if h[0] < level] + [(level, text)]
             continue
-        if element.find_parent(TEXT_TAGS):  # nested (li inside td …): its parent holds it
+        if element.find_parent("table"):  # a table is read whole, a row a line (below)
             continue
-        text = element.get_text(" ", strip=True)
+        if element.name == "table":
+            text = table_text(element)
+        elif element.find_parent(TEXT_TAGS):  # nested (li inside blockquote …): its parent
+            continue
+        else:
+            text = element.get_text(" ", strip=True)
         if text:
             blocks.append(Block(text=text, heading_path=tuple(h[1] for h in headings)))
     if not blocks:  # no block markup at all: take the visible text as one block

@@ -147,3 +147,19 @@ def test_a_docx_that_unzips_past_the_limit_fails_before_it_is_parsed() -> None:
         extract("docx", bomb, "bomb.docx")
     assert err.value.code == "DOCX_TOO_LARGE" and "decompression bomb" in err.value.message
     assert err.value.http_status == 422  # permanent: the worker fails it at once
+
+
+def test_an_html_table_keeps_its_rows_a_row_a_line() -> None:
+    """It came out a cell a paragraph ("5\\n\\nBrazil\\n\\n203,049,000"), losing which number
+    belonged to which country."""
+    html = (b"<html><body><h1>Population</h1><table><caption>Largest countries</caption>"
+            b"<thead><tr><th>Rank</th><th>Country</th><th>People</th></tr></thead><tbody>"
+            b"<tr><td>5</td><td>Brazil</td><td>203,049,000</td></tr>"
+            b"<tr><td>6</td><td><p>Nigeria</p></td><td>229,152,000</td></tr>"
+            b"<tr><td colspan=3><table><tr><td>inner</td><td>cell</td></tr></table></td></tr>"
+            b"</tbody></table><p>After the table.</p></body></html>")
+    result = extract("html", html, "p.html")
+    assert [(b.text, b.heading_path) for b in result.blocks] == [
+        ("Largest countries\nRank | Country | People\n5 | Brazil | 203,049,000\n"
+         "6 | Nigeria | 229,152,000\ninner cell", ("Population",)),
+        ("After the table.", ("Population",))]
