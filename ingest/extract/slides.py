@@ -1,5 +1,5 @@
-"""Slide decks (.pptx, python-pptx): each slide's text (shapes, tables, grouped shapes) and its
-speaker notes; ``page`` is the slide number and the slide's title heads its heading path."""
+"""Slide decks (.pptx, python-pptx): each slide's text (shapes, tables, grouped shapes, charts'
+titles, series and categories) and its speaker notes; ``page`` is the slide number and the slide's title heads its heading path."""
 
 from __future__ import annotations
 
@@ -26,6 +26,35 @@ def _shape_texts(shapes: Any) -> Iterator[str]:
                 cells = [c.text.strip() for c in row.cells]
                 if any(cells):
                     yield " | ".join(cells)
+        if getattr(shape, "has_chart", False):
+            text = chart_text(shape.chart)
+            if text:
+                yield text
+
+
+def chart_text(chart: Any) -> str:
+    """A chart's words and numbers: its title, then each series with its values by category
+    ("Revenue: Q1 10.5 · Q2 12"), so a deck of charts alone is found by what they show."""
+    lines = []
+    try:
+        if chart.has_title and chart.chart_title.has_text_frame:
+            lines.append(chart.chart_title.text_frame.text.strip())
+        plot = chart.plots[0] if len(chart.plots) else None
+        categories = [str(c) for c in plot.categories] if plot is not None else []
+        for plot in chart.plots:
+            for series in plot.series:
+                values = list(series.values)
+                pairs = [f"{c} {_number(v)}" if c else _number(v)
+                         for c, v in zip(categories or [""] * len(values), values, strict=False)
+                         if v is not None]
+                lines.append(f"{series.name}: " + " · ".join(pairs) if pairs else series.name)
+    except (KeyError, ValueError, AttributeError, IndexError, TypeError):
+        pass  # a chart part python-pptx cannot read: what was read so far stands
+    return "\n".join(line for line in lines if line and line.strip())
+
+
+def _number(value: Any) -> str:
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
 
 
 def extract_pptx(content: bytes, filename: str) -> ExtractedText:

@@ -178,3 +178,29 @@ def test_a_workbook_linking_to_a_missing_external_part_is_read() -> None:
             target.writestr(item, data)
     result = extract("xlsx", out.getvalue(), "linked.xlsx")
     assert [b.text for b in result.blocks] == ["Name: Jane Doe"]
+
+
+def test_a_deck_of_charts_alone_is_read_by_what_they_show() -> None:
+    """10 decks with only charts failed "no text"."""
+    import io
+
+    from pptx import Presentation
+    from pptx.chart.data import CategoryChartData
+    from pptx.enum.chart import XL_CHART_TYPE
+    from pptx.util import Inches
+
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[6])  # blank: no title, no text
+    data = CategoryChartData()
+    data.categories = ["Q1", "Q2"]
+    data.add_series("Kestrel revenue", (10.5, 12.0))
+    data.add_series("Globex revenue", (7.0, None))
+    chart = slide.shapes.add_chart(XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(1),
+                                   Inches(6), Inches(4), data).chart
+    chart.has_title = True
+    chart.chart_title.text_frame.text = "Revenue by quarter"
+    out = io.BytesIO()
+    deck.save(out)
+    result = extract("pptx", out.getvalue(), "charts.pptx")
+    assert [(b.text, b.page) for b in result.blocks] == [
+        ("Revenue by quarter\nKestrel revenue: Q1 10.5 · Q2 12\nGlobex revenue: Q1 7", 1)]
