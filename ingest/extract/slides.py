@@ -1,5 +1,6 @@
 """Slide decks (.pptx, python-pptx): each slide's text (shapes, tables, grouped shapes, charts'
-titles, series and categories) and its speaker notes; ``page`` is the slide number and the slide's title heads its heading path."""
+titles, series and categories) and its speaker notes; ``page`` is the slide number and the
+slide's title heads its heading path."""
 
 from __future__ import annotations
 
