@@ -96,6 +96,29 @@ def _bounded(attachments: list[Attachment], filename: str, warnings: list[str]
     return attachments
 
 
+def _extension(content_type: str) -> str:
+    """The extension this service reads a MIME type by (``image/png`` → ``.png``), or
+    none."""
+    from app.formats import SUPPORTED
+
+    for extension, (_kind, mime) in SUPPORTED.items():
+        if mime == content_type:
+            return extension
+    return {"text/x-markdown": ".md", "image/jpg": ".jpg", "application/x-pdf": ".pdf"}.get(
+        content_type, "")
+
+
+def _part_text(part: Any, filename: str, warnings: list[str]) -> str:
+    """A text part's text; one whose charset is unknown or wrong is read as UTF-8 with
+    replacements, and said so."""
+    try:
+        return part.get_content()
+    except (LookupError, UnicodeError):
+        warnings.append(f"the body of {filename} declares a charset it is not written in: "
+                        "read as UTF-8 with replacement characters")
+        return (part.get_payload(decode=True) or b"").decode("utf-8", "replace")
+
+
 def extract_eml(content: bytes, filename: str) -> ExtractedText:
     try:
         message = email.message_from_bytes(content, policy=email.policy.default)
@@ -107,13 +130,19 @@ def extract_eml(content: bytes, filename: str) -> ExtractedText:
                               "it is not an e-mail", code="EMAIL_CORRUPT")
     warnings: list[str] = []
     body_part = message.get_body(preferencelist=("plain", "html"))
+    if body_part is None and not message.is_multipart() and message.get_content_maintype() \
+            == "text":
+        body_part = message  # one text part marked as an attachment: it is the message's text
     body = ""
     if body_part is not None:
-        text = body_part.get_content()
+        text = _part_text(body_part, filename, warnings)
         body = _html_text(text) if body_part.get_content_type() == "text/html" else text
     attachments: list[Attachment] = []
-    for n, part in enumerate(message.iter_attachments(), start=1):
-        name = part.get_filename() or f"attachment-{n}"
+    parts = list(message.iter_attachments()) if message.is_multipart() else (
+        [message] if body_part is None else [])
+    for n, part in enumerate(parts, start=1):
+        # a part without a file name is typed by its Content-Type (text/plain → .txt)
+        name = part.get_filename() or f"attachment-{n}{_extension(part.get_content_type())}"
         if part.get_content_type() == "message/rfc822":
             inner = part.get_payload()
             data = (inner[0] if isinstance(inner, list) else inner).as_bytes()

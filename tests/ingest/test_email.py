@@ -155,3 +155,39 @@ def test_a_corrupt_msg_is_msg_corrupt() -> None:
     with pytest.raises(ExtractionError) as err:
         extract("msg", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1 truncated", "broken.msg")
     assert err.value.code == "MSG_CORRUPT"
+
+
+def test_parts_without_a_name_are_typed_by_their_content_type() -> None:
+    """They were skipped as "unsupported file type '(none)'"."""
+    from email.message import EmailMessage
+
+    message = EmailMessage()
+    message["From"], message["Subject"] = "jane@acme.example", "Scans"
+    message.set_content("Two files without names.")
+    message.add_attachment(b"Ledger note: Kestrel paid.", maintype="text", subtype="plain")
+    message.add_attachment(pdf_bytes(["A PDF without a name."]), maintype="application",
+                           subtype="pdf")
+    message.add_attachment(b"\x00\x01", maintype="application", subtype="x-unknown")
+    result = extract("eml", message.as_bytes(), "scans.eml")
+    assert [a.filename for a in result.attachments] == [
+        "attachment-1.txt", "attachment-2.pdf", "attachment-3"]  # the last: not read, said so
+
+
+def test_a_single_part_message_whose_text_is_an_attachment_keeps_its_text() -> None:
+    """A message whose only part is a base64 text "attachment" lost its text without a word."""
+    raw = (b"From: jane@acme.example\r\nSubject: Report\r\nMIME-Version: 1.0\r\n"
+           b"Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n"
+           b"Content-Disposition: attachment; filename=report.txt\r\n\r\n"
+           + __import__("base64").b64encode("Quarterly report: revenue grew.".encode()) + b"\r\n")
+    result = extract("eml", raw, "report.eml")
+    assert "Quarterly report: revenue grew." in [b.text for b in result.blocks]
+    assert result.attachments == []
+
+
+def test_a_single_part_message_that_is_a_file_becomes_its_attachment() -> None:
+    raw = (b"From: jane@acme.example\r\nSubject: Scan\r\nMIME-Version: 1.0\r\n"
+           b"Content-Type: application/pdf\r\nContent-Transfer-Encoding: base64\r\n"
+           b"Content-Disposition: attachment; filename=scan.pdf\r\n\r\n"
+           + __import__("base64").b64encode(pdf_bytes(["Scanned contract."])) + b"\r\n")
+    result = extract("eml", raw, "scan.eml")
+    assert [a.filename for a in result.attachments] == ["scan.pdf"]
