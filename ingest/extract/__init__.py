@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from app.errors import ExtractionError
-from app.formats import OLE_MAGIC, ZIP_KINDS
+from app.formats import IMAGE_MAGIC, OLE_MAGIC, ZIP_KINDS
 from app.limits import OcrBounds
 from ingest.extract.types import Block, ExtractedText
 
 __all__ = ["Block", "ExtractedText", "extract"]
 
+IMAGE_KINDS = frozenset(IMAGE_MAGIC)
 # (pages done, pages in all): paged formats report as they read
 OnPage = Callable[[int, int], None]
 
@@ -50,6 +51,10 @@ def extract(kind: str, content: bytes, filename: str, on_page: OnPage | None = N
         raise ExtractionError(f"no extractor for kind {kind!r}", code="UNSUPPORTED_FILE_TYPE")
     extracted = (fn(content, filename, on_page=on_page, ocr=ocr)
                  if kind in ("pdf", "png", "jpg", "tiff") else fn(content, filename))
+    if kind in IMAGE_KINDS and extracted.quality.get("ocr_used"):
+        # a photo without words is still evidence (an e-mail's photo attachments became failed
+        # documents): published without chunks, its quality.warnings saying OCR found no text
+        return extracted
     if not any(b.text.strip() for b in extracted.blocks):
         why = "; ".join(extracted.warnings)
         raise ExtractionError(f"{filename}: no text could be extracted"

@@ -184,3 +184,20 @@ def test_png_bytes_named_tiff_are_read_as_what_they_are(svc: Service) -> None:
     assert row["document_version"]["document_id"] == "misnamed"
     assert any("the bytes are a PNG image, though named .tiff" in w
                for w in row["canonical_metadata"]["quality"]["warnings"])
+
+
+def test_a_photo_without_words_is_published_without_chunks_saying_so(svc: Service) -> None:
+    """Photo attachments became failed documents, cluttering state=failed."""
+    from PIL import Image
+
+    blank = image_bytes(Image.new("RGB", (640, 480), (120, 160, 200)), "JPEG")
+    body = svc.ingest("holiday.jpg", blank, document_id="holiday")
+    job = svc.http.get(f"/jobs/{body['job_id']}", headers=svc.auth()).json()
+    assert (job["status"], job["error_code"]) == ("succeeded", None)
+    document = svc.http.get("/documents/holiday", headers=svc.auth()).json()
+    assert (document["state"], document["chunk_count"]) == ("published", 0)
+    quality = document["versions"][0]["canonical_metadata"]["quality"]
+    assert quality["ocr_used"] is True and any("found no text" in w for w in quality["warnings"])
+    failed = svc.http.get("/documents", params={"state": "failed"}, headers=svc.auth()).json()
+    assert "holiday" not in [d["document_id"] for d in failed["documents"]]
+    assert _first(svc, "Kestrel")["document_version"]["document_id"] == "ledger"  # untouched
