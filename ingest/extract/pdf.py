@@ -9,6 +9,7 @@ from typing import Any
 
 from app.errors import ExtractionError
 from app.limits import OcrBounds
+from ingest.extract.columns import page_text
 from ingest.extract.ocr import OcrReport, engine_for, read_page
 from ingest.extract.types import Block, ExtractedText
 from ingest.extract.wordshare import garbled, word_share
@@ -125,7 +126,7 @@ def extract_pdf(content: bytes, filename: str,
             if engine is not None:
                 _check_ocr_pages(pdf, filename, settings)
             for number, page in enumerate(pdf.pages, start=1):
-                text = (page.extract_text() or "").strip()
+                text = page_text(page).strip()  # columns read one by one
                 has_image = bool(page.images)
                 share = garbled(text)  # a layer of letters but hardly any words
                 if share is not None and not (has_image and engine is not None):
