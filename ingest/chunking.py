@@ -86,11 +86,13 @@ class Chunker:
         self.max_chunks = max_chunks
 
     def _pack_rows(self, section: str, spans: list[tuple[int, int]],
-                   prefix: str) -> Iterator[tuple[int, str]]:
-        """Table rows packed whole into chunks of at most the chunk size (prefix counted),
-        the next chunk starting with the rows that end this one within the overlap; a row
-        alone over the size is the only one cut, by the splitter."""
-        budget = self.size - len(self._count(prefix))
+                   prefix: str, header: str | None = None) -> Iterator[tuple[int, str]]:
+        """Table rows packed whole into chunks of at most the chunk size (prefix and the
+        header line counted), the next chunk starting with the rows that end this one within
+        the overlap; a row alone over the size is the only one cut, by the splitter. Each
+        piece is the rows' text; the header line goes in front of it (``chunk``)."""
+        budget = self.size - len(self._count(prefix)) - (
+            len(self._count(header)) + 1 if header else 0)
         tokens = [len(self._count(section[s:e])) + 1 for s, e in spans]  # + the separator
         i = 0
         while i < len(spans):
@@ -101,7 +103,8 @@ class Chunker:
             if j == i:  # one row over the budget on its own
                 start, end = spans[i]
                 yield from ((start + at, piece)
-                            for at, piece in self._split(section[start:end], prefix))
+                            for at, piece in self._split(
+                                section[start:end], f"{prefix}\n{header}" if header else prefix))
                 i += 1
                 continue
             yield spans[i][0], section[spans[i][0]:spans[j - 1][1]]
@@ -152,10 +155,13 @@ class Chunker:
             section, spans = _join(blocks)
             starts, ends = [s for s, _ in spans], [e for _, e in spans]
             prefix = passage_prefix(extracted.title, headings)
-            pieces = (self._pack_rows(section, spans, prefix) if rows
+            header = blocks[0].header if rows else None
+            pieces = (self._pack_rows(section, spans, prefix, header) if rows
                       else self._split(section, prefix))
             for start, piece in pieces:
                 end = start + len(piece)
+                if header:  # a table's columns head each chunk of its rows
+                    piece = f"{header}\n{piece}"
                 # the blocks overlapping [start, end): found by bisection, not by a scan of
                 # every block per chunk (quadratic on a long section of many paragraphs)
                 first, last = bisect_right(ends, start), bisect_left(starts, end)

@@ -19,7 +19,8 @@ and those labels map to no group. Then each span passes its group's check (``che
   ending in a legal or trade form (``Ltd``, ``GmbH``, ``Line``) is an organisation;
 - an organisation is not a currency code, a bare number or a header;
 - an amount spaCy found is kept only where it names a currency (app/entity_values.py's rule);
-- no span crosses a line (a name never does; ``EUR 48,500.00\\nVAT`` is two things).
+- no span crosses a line or a table cell (a name never does; ``EUR 48,500.00\\nVAT`` is two
+  things); separators at a span's edges are trimmed.
 
 The before/after precision and recall per group on a judged set (tests/ingest/judged_entities.json)
 is in docs/BENCHMARKS.md (bench/entity_precision.py).
@@ -28,11 +29,12 @@ is in docs/BENCHMARKS.md (bench/entity_precision.py).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from app.entity_values import DATE_SPAN, MONEY_SPAN, currency_in_header, date_key, money_key
 from app.identifiers import find_identifiers
+from ingest.extract.sheets import COLUMN_SEPARATOR, COLUMNS_LABEL
 
 LABEL_GROUPS = {
     "PERSON": "persons", "ORG": "organizations", "DATE": "dates_times", "TIME": "dates_times",
@@ -47,7 +49,7 @@ ACCOUNT_TYPE = re.compile(
     r"\b(checking|savings|money market|brokerage|current|credit card|certificate of deposit|"
     r"retirement|IRA|401\(k\))\s+accounts?\b", re.IGNORECASE)
 
-# A table row as ingest/extract/sheets.py writes it: "Header: value · Header: value"
+# A form's fields on one line: "Header: value · Header: value"
 ROW_CELL = re.compile(r"(?:^|(?<= · ))([^:·\n]{1,80}?): ([^·\n]*?)(?= · |$)", re.MULTILINE)
 CURRENCY_COLUMN = re.compile(r"^(?:currency|ccy|curr?|währung|devise|moneda|valuta)\b",
                              re.IGNORECASE)
@@ -66,14 +68,34 @@ def _add(found: Entities, group: str, value: str) -> None:
         bucket.append(value)
 
 
+def table_rows(text: str) -> Iterator[list[tuple[str, str]]]:
+    """(header, value) of each cell of each table row in ``text``: rows under a ``Columns:``
+    line (ingest/extract/sheets.py's chunks), cells by position, and ``Header: value · …``
+    lines (a form's fields)."""
+    columns: list[str] | None = None
+    for line in text.splitlines():
+        if line.startswith(COLUMNS_LABEL):
+            columns = line[len(COLUMNS_LABEL):].split(COLUMN_SEPARATOR)
+            continue
+        if not line.strip():
+            continue
+        named = [(m.group(1).strip(), m.group(2).strip()) for m in ROW_CELL.finditer(line)]
+        if columns is not None and not (named and all(
+                h in columns or h.startswith("column ") for h, _ in named)):
+            yield [(h.strip(), v.strip()) for h, v in zip(columns, line.split(COLUMN_SEPARATOR),
+                                                          strict=False)]
+            continue
+        if named:
+            yield named
+
+
 def table_money(text: str) -> list[tuple[str, Span]]:
     """Amounts in table cells: a number under a header naming a currency (``Debit (EUR)``,
     ``Amount USD``, ``€``: a symbol or an ISO code in capitals), or under an amount header
     (``Amount``, ``Debit``…) in a row whose currency column names one. A zero is an empty
     cell, not an amount. Written as ``EUR 48500`` (app/entity_values.money_key reads it)."""
     found = []
-    for line in text.splitlines():
-        cells = [(m.group(1).strip(), m.group(2).strip()) for m in ROW_CELL.finditer(line)]
+    for cells in table_rows(text):
         row_currency = next((currency_in_header(value) for header, value in cells
                              if CURRENCY_COLUMN.match(header) and currency_in_header(value)),
                             None)
@@ -132,6 +154,7 @@ FORM_LABELS = ("IBAN", "BIC", "SWIFT", "VAT", "Email", "E-mail", "Phone", "Tel",
                "Credit", "Balance", "Amount", "Total", "Subtotal", "Invoice", "Ref", "Subject",
                "Attn")
 NOT_A_GROUP = ("CURRENCY", "JOB_TITLE", "FORM_LABEL")
+SPAN_EDGES = " \t|·:;,"  # a table's separators the small model takes into a span
 # Legal and trade forms that end an organisation's name
 ORG_ENDINGS = frozenset(
     "ltd limited llc llp inc corp corporation co company gmbh ag kg sa sas sarl nv bv plc pte "
@@ -161,15 +184,16 @@ def is_date_span(value: str) -> bool:
 
 def table_headers(text: str) -> set[str]:
     """The header names of a chunk's table rows, folded: never a person or an organisation."""
-    return {m.group(1).strip().casefold() for m in ROW_CELL.finditer(text)}
+    return {header.casefold() for cells in table_rows(text) for header, _ in cells if header}
 
 
 def checked_group(group: str, value: str, headers: set[str]) -> str | None:
     """The group a spaCy span is kept in (None: dropped), by the checks the module states."""
     from app.entity_values import iso_currency_codes
 
-    if not value or "\n" in value or len(value) > 100 or value.casefold() in headers:
-        return None
+    if (not value or "\n" in value or "|" in value or len(value) > 100
+            or value.casefold() in headers):
+        return None  # across lines or table cells, or a header: never one entity
     words = value.split()
     if group == "persons":
         if re.search(r"[\d@$€£¥]", value) or any(w in iso_currency_codes() for w in words):
@@ -224,7 +248,7 @@ class EntityExtractor:
         headers = table_headers(text) if self._checks else set()
         for ent in doc.ents:
             group = LABEL_GROUPS.get(ent.label_)
-            value = ent.text.strip()
+            value = ent.text.strip(SPAN_EDGES)
             # a rule already read this span (an IBAN's digits read as a date, "$" dropped)
             if not group or not value or any(ent.start_char < e and s < ent.end_char
                                               for s, e in spans):

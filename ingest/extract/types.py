@@ -18,6 +18,8 @@ class Block:
     # rows (line_start … line_end) of ``sheet`` (None: a CSV's only table)
     row: bool = False
     sheet: str | None = None
+    # a table row's header line ("Columns: Date | Amount"), set once at the head of each chunk
+    header: str | None = None
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,8 @@ def test_a_spreadsheet_row_is_found_with_its_sheet_and_rows(svc: Service) -> Non
     assert row["document_version"]["document_id"] == "ledger"
     item = row["content_evidence"]["items"][0]
     assert item["location"] == {"sheet": "Payments", "rows": [2, 3]}
-    assert item["text"].startswith("Date: 2024-01-15 · Amount: 18450 · Counterparty: Kestrel")
+    assert item["text"].startswith("Columns: Date | Amount | Counterparty\n"
+                                   "2024-01-15 | 18450 | Kestrel")
     assert item["heading_path"] == ["Payments"] and item["line_start"] is None
     meta = row["canonical_metadata"]
     assert meta["document"]["kind"] == "xlsx" and meta["quality"]["text_extraction"] == "native"

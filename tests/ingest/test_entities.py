@@ -37,6 +37,17 @@ def test_money_in_table_columns(row: str, amounts: list[str]) -> None:
     assert [value for value, _ in table_money(row)] == amounts
 
 
+@pytest.mark.parametrize("chunk, amounts", [
+    ("Columns: Date | Debit (EUR) | Credit (EUR)\n2024-03-05 | 48500 | 0\n\n2024-03-09 |  | 120",
+     ["EUR 48500", "EUR 120"]),  # an empty cell keeps its place
+    ("Columns: Currency | Amount\nCHF | 18450.00\n\nUSD | 920", ["CHF 18450.00", "USD 920"]),
+    ("Columns: Item | Amount\nrent | 900", []),  # no currency anywhere
+    ("Columns: Account | Debit (EUR)\nAccount: ACCT-2 · Debit (EUR): 75", ["EUR 75"]),  # sparse
+])
+def test_money_in_a_chunk_of_rows_under_its_columns(chunk: str, amounts: list[str]) -> None:
+    assert [value for value, _ in table_money(chunk)] == amounts
+
+
 def test_table_money_is_keyed_and_filterable() -> None:
     from app.entity_values import entity_keys
     from app.store.payload import entity_numbers
