@@ -156,6 +156,11 @@ class IngestSettings(_Group):
     # Extraction, chunking and embedding run in a child process, so a large document's Python
     # work never holds the API's interpreter (ingest/processing.py); false: in the worker thread.
     child_process: bool = True
+    # A worker's children (extraction; embedding, which holds the models) are closed after
+    # this long without work, and start again with the next job (a few seconds): an idle
+    # server gave 1.9 GB back in the real-files bench (docs/BENCHMARKS.md). A minute rides
+    # out the pauses of a folder ingest without paying that start per file (0: never).
+    child_idle_s: float = Field(60.0, ge=0)
     # Deleted documents' text leaves the embedded engine's segments by a compaction the worker
     # runs between jobs, at most this often (0: never). It holds the GIL ~1 s per 60k chunks.
     compact_interval_s: float = Field(60.0, ge=0)

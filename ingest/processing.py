@@ -20,10 +20,11 @@ import multiprocessing
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -102,6 +103,8 @@ class Processor(Protocol):
 
     def close(self) -> None: ...
 
+    def release_idle(self, idle_s: float) -> list[str]: ...
+
     def child_pids(self) -> list[int]:
         """The processes doing this work besides the caller's (benchmarks read their CPU)."""
         ...
@@ -151,6 +154,9 @@ class InProcess:
 
     def close(self) -> None:
         self.embedder.close()
+
+    def release_idle(self, idle_s: float) -> list[str]:
+        return []  # no child: the models are the process's own
 
     def child_pids(self) -> list[int]:
         return []
@@ -371,6 +377,47 @@ class ChildProcess:
         self._extractor: _Child | None = None
         self._embedder: _Child | None = None
         self._detached: set[PendingExtraction] = set()
+        # calls running in each child, and when each was last used: idle children are
+        # released (release_idle), their models' memory with them
+        self._active = {"extractor": 0, "embedder": 0}
+        self._last_used = {"extractor": time.monotonic(), "embedder": time.monotonic()}
+
+    @contextmanager
+    def _using(self, role: str) -> Iterator[None]:
+        with self._lock:
+            self._active[role] += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._active[role] -= 1
+                self._last_used[role] = time.monotonic()
+
+    def release_idle(self, idle_s: float) -> list[str]:
+        """Close the children unused for ``idle_s`` seconds (a model-holding embedding child
+        is ~0.8 GB): an idle server gives their memory back; the next job starts them again
+        (a few seconds). Returns the roles released."""
+        released: list[_Child] = []
+        roles = []
+        with self._lock:
+            now = time.monotonic()
+            for role in ("extractor", "embedder"):
+                child = self._extractor if role == "extractor" else self._embedder
+                if (child is None or self._active[role]
+                        or now - self._last_used[role] < idle_s):
+                    continue
+                if role == "extractor":
+                    self._extractor = None
+                else:
+                    self._embedder = None
+                released.append(child)
+                roles.append(role)
+        for child in released:
+            child.close(wait=False)
+        if roles:
+            log.info("released the idle %s child%s", " and ".join(roles),
+                     "ren" if len(roles) > 1 else "")
+        return roles
 
     def _child(self, role: str) -> _Child:
         with self._lock:
@@ -420,6 +467,11 @@ class ChildProcess:
 
     def prepare(self, kind: str, content: bytes, filename: str,
                 on_progress: OnPages | None = None, detach: Detach | None = None) -> Prepared:
+        with self._using("extractor"):
+            return self._prepare(kind, content, filename, on_progress, detach)
+
+    def _prepare(self, kind: str, content: bytes, filename: str,
+                 on_progress: OnPages | None, detach: Detach | None) -> Prepared:
         child = self._child("extractor")
         before = child.reported()[2]
         try:
@@ -453,6 +505,11 @@ class ChildProcess:
 
     def embed(self, texts: Sequence[str], raw_texts: Sequence[str],
               on_progress: OnChunks | None = None) -> EmbeddedBatch:
+        with self._using("embedder"):
+            return self._embed_in_child(texts, raw_texts, on_progress)
+
+    def _embed_in_child(self, texts: Sequence[str], raw_texts: Sequence[str],
+                        on_progress: OnChunks | None) -> EmbeddedBatch:
         child = self._child("embedder")
         try:
             future = child.pool.submit(_embed, list(texts), list(raw_texts))

@@ -109,8 +109,11 @@ class Worker:
         if parked is not None:
             return self._process(*parked)
         with self.deps.sessions() as s:  # from scratch when a version is deleted meanwhile
-            return commit_with_retry(s, lambda: discovery.catch_up(s, limit=DISCOVERY_BATCH),
+            busy = commit_with_retry(s, lambda: discovery.catch_up(s, limit=DISCOVERY_BATCH),
                                      what="metadata discovery") > 0
+        if not busy and self.settings.child_idle_s > 0 and not self._parked:
+            self.deps.processor.release_idle(self.settings.child_idle_s)
+        return busy
 
     def _process(self, job: jobs.ClaimedJob, parked: PendingExtraction | None) -> bool:
         try:

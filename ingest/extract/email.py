@@ -125,21 +125,26 @@ def extract_eml(content: bytes, filename: str) -> ExtractedText:
     except Exception as exc:  # noqa: BLE001 - the parser is lenient; this is truly broken
         raise ExtractionError(f"{filename} is not a readable e-mail ({type(exc).__name__})",
                               code="EMAIL_CORRUPT") from None
-    if not any(message.get(h) for h in ("From", "To", "Subject", "Date", "Message-ID")):
-        raise ExtractionError(f"{filename} has no e-mail headers (From, To, Subject, Date): "
-                              "it is not an e-mail", code="EMAIL_CORRUPT")
+    if not any(message.get(h) for h in ("From", "To", "Subject", "Date", "Message-ID",
+                                        "MIME-Version", "Content-Type")):
+        raise ExtractionError(f"{filename} has no e-mail headers (From, To, Subject, Date, "
+                              "MIME-Version): it is not an e-mail", code="EMAIL_CORRUPT")
     warnings: list[str] = []
     body_part = message.get_body(preferencelist=("plain", "html"))
     if body_part is None and not message.is_multipart() and message.get_content_maintype() \
             == "text":
         body_part = message  # one text part marked as an attachment: it is the message's text
+    if body_part is None:  # no text/plain or text/html: the first other text part (text/x-…)
+        body_part = next((part for part in message.walk() if not part.is_multipart()
+                          and part.get_content_maintype() == "text"
+                          and part.get_filename() is None), None)
     body = ""
     if body_part is not None:
         text = _part_text(body_part, filename, warnings)
         body = _html_text(text) if body_part.get_content_type() == "text/html" else text
     attachments: list[Attachment] = []
-    parts = list(message.iter_attachments()) if message.is_multipart() else (
-        [message] if body_part is None else [])
+    parts = [p for p in message.iter_attachments() if p is not body_part] \
+        if message.is_multipart() else ([message] if body_part is None else [])
     for n, part in enumerate(parts, start=1):
         # a part without a file name is typed by its Content-Type (text/plain → .txt)
         name = part.get_filename() or f"attachment-{n}{_extension(part.get_content_type())}"

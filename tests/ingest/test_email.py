@@ -191,3 +191,13 @@ def test_a_single_part_message_that_is_a_file_becomes_its_attachment() -> None:
            + __import__("base64").b64encode(pdf_bytes(["Scanned contract."])) + b"\r\n")
     result = extract("eml", raw, "scan.eml")
     assert [a.filename for a in result.attachments] == ["scan.pdf"]
+
+
+def test_a_mime_message_without_addresses_is_still_an_email() -> None:
+    """CPython's own MIME test messages have no From or Subject: they were EMAIL_CORRUPT."""
+    raw = (b"Content-Type: multipart/mixed; boundary=ABCDE\r\n\r\n--ABCDE\r\n"
+           b"Content-Type: text/x-one\r\n\r\nBlah one\r\n--ABCDE\r\n"
+           b"Content-Type: text/x-two\r\n\r\nBlah two\r\n--ABCDE--\r\n")
+    result = extract("eml", raw, "mime.eml")
+    assert "Blah one" in [b.text for b in result.blocks]
+    assert [a.filename for a in result.attachments] == ["attachment-1"]  # the other part

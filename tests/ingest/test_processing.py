@@ -230,3 +230,30 @@ def test_an_extraction_whose_job_is_gone_is_stopped_at_once() -> None:
         assert processor.prepare("txt", b"next", "n.txt").chunks[0].text == "next"
     finally:
         processor.close()
+
+
+def test_idle_children_are_released_and_started_again_by_the_next_job() -> None:
+    import time
+
+    processor = ChildProcess(ChildSpec(models_dir=MODELS_DIR, batch_size=1, threads=1,
+                                       chunk_size=512, chunk_overlap=50, max_chunks=100))
+    try:
+        prepared = processor.prepare("md", TEXT, "h.md")
+        texts = [c.text for c in prepared.chunks]
+        processor.embed(texts, texts)
+        pids = processor.child_pids()
+        assert len(pids) == 2
+        assert processor.release_idle(60.0) == []  # used a moment ago: kept
+        time.sleep(0.3)
+        assert processor.release_idle(0.2) == ["extractor", "embedder"]
+        assert processor.child_pids() == []
+        deadline = time.monotonic() + 30
+        while any(os.path.exists(f"/proc/{pid}") and "zombie" not in open(
+                f"/proc/{pid}/status").read() for pid in pids) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not any(os.path.exists(f"/proc/{pid}") and "zombie" not in open(
+            f"/proc/{pid}/status").read() for pid in pids)  # their memory is given back
+        again = processor.prepare("md", TEXT, "again.md")  # the next job starts one again
+        assert again.chunks and len(processor.child_pids()) == 1
+    finally:
+        processor.close()

@@ -360,3 +360,15 @@ def test_a_document_deleted_between_claim_and_load_ends_its_job_quietly(
     assert any("deleted meanwhile" in r.getMessage() for r in caplog.records)
     with transaction(svc.runtime.sessions) as s:
         assert s.get(IngestionJob, body["job_id"]) is None
+
+
+def test_an_idle_worker_releases_its_children_and_a_busy_one_does_not(
+        svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[float] = []
+    monkeypatch.setattr(svc.worker.deps.processor, "release_idle",
+                        lambda idle_s: asked.append(idle_s) or [])
+    svc.upload("idle.txt", "a note", document_id="idle")
+    assert svc.worker.run_once() is True and asked == []  # a job: nothing released
+    assert svc.worker.run_once() is False and asked == [svc.worker.settings.child_idle_s]
+    monkeypatch.setattr(svc.worker.settings, "child_idle_s", 0.0)  # 0: never
+    assert svc.worker.run_once() is False and len(asked) == 1
