@@ -14,7 +14,9 @@ on pdfplumber's words:
 - a **line with a word across a gutter's middle** (a title, a table, a footer across the page)
   is read where it stands; the lines between two such are read column by column, a word
   belonging to the column its middle falls in;
-- a page with no gutter (or under ``MIN_WORDS`` words) is read as pdfplumber reads it.
+- a page with no gutter (or under ``MIN_WORDS`` words) is read as pdfplumber reads it;
+- a page whose characters are mostly turned a quarter is read as if turned upright (the
+  glyphs' matrix says which way), rows on lines again.
 """
 
 from __future__ import annotations
@@ -112,9 +114,31 @@ def reading_order(words: Sequence[Word], cuts: Sequence[tuple[float, float]]) ->
 
 
 def page_text(page: Any) -> str:
-    """A pdfplumber page's text in reading order (the module's rule)."""
+    """A pdfplumber page's text in reading order (the module's rule); a page whose text is
+    mostly turned a quarter (a landscape table printed on a portrait page) is read upright."""
+    chars = page.chars
+    if chars and sum(not c.get("upright", True) for c in chars) * 2 > len(chars):
+        return _turned_text(page, chars)
     words = page.extract_words()
     cuts = gutters(words)
     if not cuts:
         return page.extract_text() or ""
     return reading_order(words, cuts)
+
+
+def _turned_text(page: Any, chars: Sequence[Any]) -> str:
+    """Text turned a quarter, read as if the page were turned upright: it came out a cell a
+    line with each row's cells reversed. Which way it is turned is the glyphs' own matrix
+    (b > 0: turned counter-clockwise, read bottom to top, lines left to right)."""
+    counter = sum((c.get("matrix") or (0, 0))[1] > 0 for c in chars) * 2 > len(chars)
+    words = page.extract_words(line_dir_rotated="ltr" if counter else "rtl",
+                               char_dir_rotated="btt" if counter else "ttb")
+    upright = [{**w, "x0": page.height - w["bottom"], "x1": page.height - w["top"],
+                "top": w["x0"], "bottom": w["x1"]} if counter else
+               {**w, "x0": w["top"], "x1": w["bottom"],
+                "top": page.width - w["x1"], "bottom": page.width - w["x0"]}
+               for w in words]
+    cuts = gutters(upright)
+    if cuts:
+        return reading_order(upright, cuts)
+    return "\n".join(_text(line) for line in _lines(upright))

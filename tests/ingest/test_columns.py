@@ -79,3 +79,31 @@ def test_gutters_need_words_on_both_sides_and_ignore_margins() -> None:
         word(400, 0)]  # one word far right: no column there
     assert gutters(lopsided) == []
     assert gutters(two[:30]) == []  # too few words to tell
+
+
+ROWS = [("Rank", "Country", "People"), ("1", "India", "1,428,627,663"),
+        ("2", "China", "1,425,671,352"), ("3", "United States", "339,996,563")]
+
+
+def _turned_table(angle: int) -> bytes:
+    from reportlab.lib.pagesizes import letter
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=letter)
+    c.setFont("Helvetica", 11)
+    c.translate(306, 396)
+    c.rotate(angle)  # a landscape table printed on a portrait page
+    for i, row in enumerate(ROWS):
+        for j, cell in enumerate(row):
+            c.drawString(-200 + j * 130, 100 - i * 20, cell)
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("angle", [90, -90])
+def test_a_table_turned_a_quarter_reads_a_row_a_line_in_order(angle: int) -> None:
+    """It came out one cell a line, the rows reversed."""
+    text = extract("pdf", _turned_table(angle), "turned.pdf").blocks[0].text
+    assert text.split("\n") == [" ".join(row) for row in ROWS]
