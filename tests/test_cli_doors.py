@@ -168,7 +168,7 @@ def test_search_documents_and_jobs_through_a_server_at_80_columns(
     assert lines[0] == "3 document(s)"
     assert lines[1].startswith("broken.pdf  failed  pdf · 1 version(s) · 0 chunks")
     assert lines[2] == "    broken.pdf · wiki"
-    assert lines[3].startswith("    failed: ")
+    assert lines[3].startswith("    failed (PDF_CORRUPT): ")  # the stable code, then why
     assert any(line.startswith("handbook.md  published") for line in lines)
     assert "    Handbook · wiki" in lines
     code, out = _run(narrow, server, "documents", "list", "--state", "failed", "--json")
@@ -193,7 +193,7 @@ def test_search_documents_and_jobs_through_a_server_at_80_columns(
     assert code == 0, out
     _lines_fit(out)
     assert out.startswith(f"job {job_id}  failed")
-    assert "broken.pdf v1 · attempt 1/" in out and "  error: " in out
+    assert "broken.pdf v1 · attempt 1/" in out and "  error (PDF_CORRUPT): " in out
 
 
 # ---- errors as one line --------------------------------------------------------------------

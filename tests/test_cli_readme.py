@@ -48,7 +48,8 @@ def workspace(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]
         "# Handbook\n\n## Leave\n\nEvery employee gets 25 days of paid vacation a year.\n")
     (folder / "travel-policy.pdf").write_bytes(pdf_bytes(
         ["Travel policy.", "Reimbursement of travel expenses within 30 days of the trip."]))
-    (folder / "po-2231.txt").write_text("Invoice PO-2231: budget line 2024, paid in full.\n")
+    (folder / "po-2231.txt").write_text("Invoice PO-2231: budget line 2024, paid in full to "
+                                        "DE89 3704 0044 0532 0130 00.\n")
     scifact = tmp_path / "shared" / "data" / "scifact"  # a BEIR dataset as small as can be
     (scifact / "qrels").mkdir(parents=True)
     (scifact / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in [

@@ -183,6 +183,9 @@ class SlowReads:
         self.inner, self.release, self.reads = inner, threading.Event(), []
         self.pending: Any = None
 
+    def release_idle(self, idle_s: float) -> list[str]:
+        return self.inner.release_idle(idle_s)
+
     def prepare(self, kind: str, content: bytes, filename: str, on_progress: Any = None,
                 detach: Any = None) -> Any:
         self.reads.append(filename)
