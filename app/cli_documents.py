@@ -221,3 +221,31 @@ def print_entity_documents(console: Console, answer: dict[str, Any]) -> None:
                     style="dim")
         console.print(line)
         console.print(indented(Text(item["title"] or item["filename"]), 4))
+
+
+def show_thread(settings: Settings, api_key: str | None, server: str | None,
+                thread_id: str) -> dict[str, Any]:
+    """GET /threads/{thread_id}, or the registry read the same way."""
+    if server:
+        from urllib.parse import quote
+
+        return server_call(settings, api_key, server, "GET", f"/threads/{quote(thread_id)}")
+    from app.api.routes.threads import thread_page
+
+    with _registry(settings, api_key) as (session, client_id):
+        return thread_page(session, client_id, thread_id).model_dump(mode="json",
+                                                                      by_alias=True)
+
+
+def print_thread(console: Console, thread: dict[str, Any]) -> None:
+    console.print(Text(f"thread {thread['thread_id']}: "
+                       f"{_plural(len(thread['messages']), 'message')}", style="bold"))
+    for message in thread["messages"]:
+        head = Text(f"{message['position']:>3}. ")
+        head.append(message["document_id"], style="cyan")
+        head.append(f"  {(message.get('date') or 'undated')[:16]}", style="dim")
+        if message.get("in_reply_to"):
+            head.append(f"  ↳ {message['in_reply_to']}", style="dim")
+        console.print(head)
+        console.print(indented(Text(f"{message.get('from') or '?'} · "
+                                    f"{message.get('subject') or '(no subject)'}"), 5))

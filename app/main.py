@@ -22,7 +22,7 @@ from app.api.deps import reject_unknown_query_params
 from app.api.errors import install_error_handlers
 from app.api.guard import DOCS_ASSETS, CatchAll, Gate
 from app.api.observe import Observe
-from app.api.routes import clients, documents, entities, health, search
+from app.api.routes import clients, documents, entities, health, search, threads
 from app.runtime import INITIAL_KEY_FILE, Runtime, build_runtime, ensure_first_client
 from app.search.pipeline import SearchEngine
 from app.search.service import SearchService
@@ -104,7 +104,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
                        + limits.multipart_margin_bytes)
     app.add_middleware(CatchAll)
     app.add_middleware(Observe)  # outermost: the request id covers everything, 500s too
-    for module in (documents, search, entities, clients, health):
+    for module in (documents, search, entities, threads, clients, health):
         app.include_router(module.router, dependencies=[Depends(reject_unknown_query_params)])
     mount_console(app)
     return app

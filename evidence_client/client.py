@@ -162,6 +162,10 @@ class _Api:
         return self._run(Call("GET", f"/entities/{_segment(group)}/{_segment(value)}/documents",
                               retry=True))
 
+    def thread(self, thread_id: str) -> Any:
+        """GET /threads/{thread_id}: an e-mail thread's messages in date order."""
+        return self._run(Call("GET", f"/threads/{_segment(thread_id)}", retry=True))
+
     # the client itself --------------------------------------------------------------------
     def me(self) -> Any:
         """GET /clients/me: this client, its authority and discovery state."""

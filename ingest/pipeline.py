@@ -31,11 +31,12 @@ from app.errors import ExtractionError, ServiceError
 from app.leaves import EntityUnion, leaves_of
 from app.limits import display_text
 from app.metadata import completed_metadata
-from app.registry import bm25_stats, discovery, jobs
+from app.registry import bm25_stats, discovery, jobs, threads
 from app.registry import documents as docs_registry
 from app.registry.database import transaction
 from app.registry.jobs import ClaimedJob
 from app.registry.tables import Document, DocumentVersion, IngestionJob
+from app.registry.threads import MAIL_KINDS
 from app.settings import IngestSettings
 from app.store import ChunkPoint, VectorStore
 from app.store.base import point_id
@@ -202,6 +203,11 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl,
     title = prepared.title or loaded.metadata["source"]["filename"]
     attachments, skipped = plan_attachments(deps, loaded, prepared.attachments)
     extra = dict(prepared.extra)
+    if loaded.kind in MAIL_KINDS and extra.get("thread_subject"):
+        with deps.sessions() as s:  # a message whose headers name no other: the fallback
+            adopted = threads.adopted_thread(s, client_id=job.client_id, document=extra)
+        if adopted:
+            extra["thread_id"] = adopted
     if prepared.attachments:
         extra["attachments"] = [{"filename": a.filename, "document_id": doc_id}
                                 for doc_id, a in attachments]

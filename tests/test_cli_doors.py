@@ -349,3 +349,22 @@ def test_entities_and_the_documents_naming_one_through_the_cli(
     assert code != 0 and "persons" in out
     code, out = _run(narrow, server, "entities", "persons", "Nobody")
     assert code != 0 and "no current document names" in out
+
+
+def test_a_thread_through_the_cli(narrow: CliRunner, server: LiveServer, tmp_path: Path) -> None:
+    from tests.api.test_threads_api import MAILS
+
+    folder = tmp_path / "mailbox"
+    folder.mkdir()
+    for name in ("original", "reply"):
+        (folder / f"{name}.eml").write_bytes(MAILS[name])
+    assert _run(narrow, server, "ingest", str(folder))[0] == 0
+    code, out = _run(narrow, server, "documents", "show", "reply.eml", "--json")
+    thread_id = json.loads(out)["versions"][0]["canonical_metadata"]["document"]["thread_id"]
+    code, out = _run(narrow, server, "threads", "show", thread_id)
+    assert code == 0, out
+    _lines_fit(out)
+    assert f"thread {thread_id}: 2 messages" in out
+    assert "  1. original.eml  2024-07-01T09:00" in out and "↳ original.eml" in out
+    code, out = _run(narrow, server, "threads", "show", "th-0000000000000000")
+    assert code != 0 and "THREAD_NOT_FOUND" in out

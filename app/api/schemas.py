@@ -128,6 +128,16 @@ class DocumentMetadata(_MetadataGroup):
     page_count: int | None = None
     chunk_count: int | None = None
     char_count: int | None = None
+    # e-mail (.eml, .msg): the headers, and their filterable parts
+    from_address: str | None = Field(None, description="E-mail: the sender's address, lower "
+                                                       "case (filter document.from_address)")
+    from_name: str | None = Field(None, description="E-mail: the sender's display name")
+    to_address: list[str] | None = Field(None, description="E-mail: every To and Cc address, "
+                                                           "lower case")
+    has_attachments: bool | None = Field(None, description="E-mail: whether it has any")
+    thread_id: str | None = Field(None, description="E-mail: its thread (the root message's "
+                                                    "id, hashed): GET /threads/{thread_id}")
+    in_reply_to: str | None = Field(None, description="E-mail: the Message-ID it answers")
 
 
 class LocationMetadata(_MetadataGroup):
@@ -646,6 +656,24 @@ class EntityDocuments(BaseModel):
     group: EntityGroup
     value: str
     items: list[EntityDocument]
+
+
+class ThreadMessage(BaseModel):
+    document_id: str
+    version_id: str = Field(description="The message's current version")
+    position: int = Field(description="1 for the earliest message, in date order")
+    sender: str | None = Field(None, alias="from", description="The From header (untrusted)")
+    date: str | None = Field(None, description="ISO 8601, as the message says")
+    subject: str | None = None
+    in_reply_to: str | None = Field(None, description="The document id of the message this "
+                                                      "one answers, where it is here")
+
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
+
+
+class ThreadOut(BaseModel):
+    thread_id: str
+    messages: list[ThreadMessage]
 
 
 class JobStage(BaseModel):

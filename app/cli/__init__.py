@@ -16,6 +16,7 @@ from app.cli.common import (
     models_app,
     registry_app,
     store_app,
+    threads_app,
 )
 from app.cli.ingest import pick_files
 from app.cli.service import spec_text
@@ -37,7 +38,7 @@ def _one_line_summaries() -> None:
     import inspect
 
     for typer_app in (app, models_app, clients_app, documents_app, jobs_app, store_app,
-                      registry_app):
+                      registry_app, threads_app):
         for command in typer_app.registered_commands:
             doc = inspect.cleandoc(command.help or (command.callback.__doc__ or "")
                                    if command.callback else command.help or "")

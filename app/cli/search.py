@@ -15,6 +15,7 @@ from app.cli.common import (
     app,
     documents_app,
     jobs_app,
+    threads_app,
 )
 from app.errors import StoreLocked
 from app.settings import get_settings
@@ -188,3 +189,18 @@ def jobs_show(
     _show(lambda: show_job(get_settings(), api_key, server, job_id), print_job, as_json)
 
 
+
+
+@threads_app.command("show")
+def threads_show(
+    thread_id: Annotated[str, typer.Argument(help="a message's canonical_metadata.document."
+                                                  "thread_id (th-…)")],
+    as_json: JsonOption = False,
+    api_key: ApiKeyOption = None,
+    server: ServerOption = None,
+) -> None:
+    """An e-mail thread's messages in date order, like GET /threads/{id}."""
+    from app.cli_documents import print_thread, show_thread
+
+    _show(lambda: show_thread(get_settings(), api_key, server, thread_id), print_thread,
+          as_json)

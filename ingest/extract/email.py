@@ -16,6 +16,7 @@ import datetime
 import email
 import email.policy
 import email.utils
+import re
 from typing import Any
 
 from app.errors import ExtractionError
@@ -59,9 +60,37 @@ def _iso_date(value: Any) -> str | None:
         return None
 
 
+MESSAGE_ID = re.compile(r"<([^<>\s]{1,500})>")
+SUBJECT_PREFIX = re.compile(r"^\s*(?:(?:re|fwd?|aw|wg|sv|vs|tr|antw)\s*(?:\[\d+\])?\s*:\s*)+",
+                            re.IGNORECASE)
+
+
+def message_ids(value: Any) -> list[str]:
+    """The message ids a Message-ID, In-Reply-To or References header names, in order."""
+    return list(dict.fromkeys(MESSAGE_ID.findall(str(value or ""))))[:100]
+
+
+def thread_of(message_id: str | None, in_reply_to: list[str], references: list[str]
+              ) -> str | None:
+    """A thread's stable id: its root message's id, hashed — the first of References (RFC 5322
+    lists the ancestors from the root), else the parent In-Reply-To names, else the message's
+    own. Computed from the message alone, so a reply that arrives before its parent is in the
+    parent's thread already."""
+    import hashlib
+
+    root = (references or in_reply_to or ([message_id] if message_id else []) or [None])[0]
+    return f"th-{hashlib.sha256(root.encode()).hexdigest()[:16]}" if root else None
+
+
+def normal_subject(subject: str | None) -> str:
+    """A subject without its reply and forward prefixes (Re:, Fwd:, AW:, WG:…), folded."""
+    return " ".join(SUBJECT_PREFIX.sub("", subject or "").split()).casefold()
+
+
 def _assemble(filename: str, *, sender: Any, to: Any, cc: Any, date: Any, subject: Any,
               message_id: Any, body: str, attachments: list[Attachment],
-              warnings: list[str]) -> ExtractedText:
+              warnings: list[str], in_reply_to: Any = None,
+              references: Any = None) -> ExtractedText:
     subject_text = " ".join(str(subject or "").split())[:MAX_HEADER_CHARS] or None
     headers = {"from": _addresses(sender), "to": _addresses(to), "cc": _addresses(cc)}
     iso = _iso_date(date)
@@ -77,12 +106,27 @@ def _assemble(filename: str, *, sender: Any, to: Any, cc: Any, date: Any, subjec
     blocks = [Block(text="\n".join(lines), heading_path=heading)] if lines else []
     blocks += [Block(text=p.strip(), heading_path=heading)
                for p in body.replace("\r\n", "\n").split("\n\n") if p.strip()]
+    own = (message_ids(message_id) or [None])[0]
+    parents, ancestors = message_ids(in_reply_to), message_ids(references)
+    senders = email.utils.getaddresses([str(sender or "")])
     extra: dict[str, object] = {k: v for k, v in (
         ("from", headers["from"][0] if headers["from"] else None),
         ("to", headers["to"] or None), ("cc", headers["cc"] or None), ("date", iso),
         ("subject", subject_text),
-        ("message_id", str(message_id).strip()[:MAX_HEADER_CHARS] if message_id else None))
+        ("message_id", str(message_id).strip()[:MAX_HEADER_CHARS] if message_id else None),
+        # filterable parts of the headers: addresses folded, names as written
+        ("from_address", senders[0][1].strip().lower()[:MAX_HEADER_CHARS]
+         if senders and senders[0][1] else None),
+        ("from_name", senders[0][0].strip()[:MAX_HEADER_CHARS] if senders and senders[0][0]
+         else None),
+        ("to_address", [a.lower() for _, a in email.utils.getaddresses(
+            [str(to or ""), str(cc or "")]) if a][:100] or None),
+        ("in_reply_to", parents[0] if parents else None),
+        ("references", ancestors or None),
+        ("thread_id", thread_of(own, parents, ancestors)),
+        ("thread_subject", normal_subject(subject_text) or None))
         if v}
+    extra["has_attachments"] = bool(attachments)
     return ExtractedText(blocks=blocks, title=subject_text, warnings=warnings, extra=extra,
                          attachments=attachments)
 
@@ -159,6 +203,8 @@ def extract_eml(content: bytes, filename: str) -> ExtractedText:
     return _assemble(filename, sender=message.get("From"), to=message.get("To"),
                      cc=message.get("Cc"), date=message.get("Date"),
                      subject=message.get("Subject"), message_id=message.get("Message-ID"),
+                     in_reply_to=message.get("In-Reply-To"),
+                     references=message.get("References"),
                      body=body, attachments=_bounded(attachments, filename, warnings),
                      warnings=warnings)
 
@@ -250,9 +296,13 @@ def extract_msg(content: bytes, filename: str) -> ExtractedText:
                 warnings.append(f"attachment {name} of {filename} holds nothing readable "
                                 "(a link or an empty part): not indexed")
         subject = _read(message, "subject") or _read(message, "displayName")
+        header = _read(message, "header")
         return _assemble(filename, sender=_read(message, "sender"), to=_read(message, "to"),
                          cc=_read(message, "cc"), date=_msg_date(message), subject=subject,
                          message_id=_read(message, "messageId"), body=body,
+                         in_reply_to=_read(message, "inReplyTo") or (
+                             header.get("In-Reply-To") if header is not None else None),
+                         references=header.get("References") if header is not None else None,
                          attachments=_bounded(attachments, filename, warnings),
                          warnings=warnings)
     finally:

@@ -1,0 +1,35 @@
+"""E-mail threads: GET /threads/{thread_id} (the messages of a thread, in date order). Thin: the
+registry finds them (app/registry/threads.py)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path
+from sqlalchemy.orm import Session
+
+from app.api.deps import PublishingClientDep, SessionDep
+from app.api.schemas import ThreadMessage, ThreadOut, error_responses
+from app.registry import threads as threads_registry
+
+router = APIRouter(tags=["threads"])
+THREAD_ID_PATTERN = "^th-[0-9a-f]{16}$"
+
+
+@router.get("/threads/{thread_id}", response_model=ThreadOut,
+            responses=error_responses(401, 403, 404, 422, 500))
+def get_thread(session: SessionDep, client: PublishingClientDep,
+               thread_id: Annotated[str, Path(pattern=THREAD_ID_PATTERN,
+                                              description="canonical_metadata.document."
+                                                          "thread_id of a message")]
+               ) -> ThreadOut:
+    """A thread's messages in date order, with the message each answers; 404 where the
+    caller has none of it (another client's threads are never seen)."""
+    return thread_page(session, client.id, thread_id)
+
+
+def thread_page(session: Session, client_id: str, thread_id: str) -> ThreadOut:
+    """GET /threads/{thread_id}'s answer (the CLI reads the registry through this too)."""
+    messages = threads_registry.thread_messages(session, client_id=client_id,
+                                                thread_id=thread_id)
+    return ThreadOut(thread_id=thread_id, messages=[ThreadMessage(**m) for m in messages])

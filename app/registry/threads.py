@@ -1,0 +1,96 @@
+"""E-mail threads in the registry: the messages of a thread (GET /threads/{thread_id}), and the
+stated fallback for a message whose headers name no other (ingest/extract/email.py reads
+``thread_id`` from Message-ID, In-Reply-To and References).
+
+The fallback (``adopted_thread``): a message with neither In-Reply-To nor References joins the
+thread of an earlier-indexed message of the same client with the same subject once reply and
+forward prefixes are stripped (``Re:``, ``Fwd:``, ``AW:``, ``WG:``…), sharing at least one
+address (sender or recipient), dated within ``FALLBACK_DAYS`` of it. Messages are read from the
+client's current e-mail versions, the newest ``SCAN_LIMIT`` first: bounded per client.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, select
+from sqlalchemy.orm import Session
+
+from app.errors import NotFound
+from app.registry.tables import Document, DocumentVersion
+
+MAIL_KINDS = ("eml", "msg")
+FALLBACK_DAYS = 30
+SCAN_LIMIT = 20_000  # current e-mail versions read per lookup, newest first
+
+
+def _mail(session: Session, client_id: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(document id, version id, canonical metadata's document group) of the client's current
+    e-mail versions, newest first."""
+    stmt = (select(Document.document_id, DocumentVersion.version_id,
+                   DocumentVersion.canonical_metadata)
+            .join(DocumentVersion, and_(DocumentVersion.document_pk == Document.id,
+                                        DocumentVersion.version_id == Document.current_version_id))
+            .where(Document.client_id == client_id, Document.kind.in_(MAIL_KINDS),
+                   DocumentVersion.state == "published")
+            .order_by(DocumentVersion.id.desc()).limit(SCAN_LIMIT)
+            .execution_options(yield_per=500))
+    for document_id, version_id, meta in session.execute(stmt):
+        document = (meta or {}).get("document") or {}
+        if isinstance(document, dict):
+            yield document_id, version_id, document
+
+
+def _when(value: Any) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(str(value))
+    except (TypeError, ValueError):
+        return None
+    return moment if moment.tzinfo else None
+
+
+def _people(document: dict[str, Any]) -> set[str]:
+    found = {document.get("from_address")} | set(document.get("to_address") or [])
+    return {a for a in found if isinstance(a, str) and a}
+
+
+def adopted_thread(session: Session, *, client_id: str, document: dict[str, Any]) -> str | None:
+    """The thread a header-less message joins by the fallback, or None (it keeps its own)."""
+    if document.get("in_reply_to") or document.get("references"):
+        return None  # its headers said where it belongs
+    subject, people, when = (document.get("thread_subject"), _people(document),
+                             _when(document.get("date")))
+    if not subject or not people:
+        return None
+    for _document_id, _version_id, other in _mail(session, client_id):
+        if other.get("thread_subject") != subject or not other.get("thread_id"):
+            continue
+        if other.get("message_id") == document.get("message_id"):
+            continue
+        theirs = _when(other.get("date"))
+        if when and theirs and abs((when - theirs).total_seconds()) > FALLBACK_DAYS * 86400:
+            continue
+        if people & _people(other):
+            return str(other["thread_id"])
+    return None
+
+
+def thread_messages(session: Session, *, client_id: str, thread_id: str) -> list[dict[str, Any]]:
+    """The thread's messages in date order (undated last), each with the document id of the
+    message it answers where that message is here; 404 when the client has none of it."""
+    found = [(document_id, version_id, document)
+             for document_id, version_id, document in _mail(session, client_id)
+             if document.get("thread_id") == thread_id]
+    if not found:
+        raise NotFound(f"no thread {thread_id!r}", code="THREAD_NOT_FOUND")
+    by_message_id = {d.get("message_id"): doc_id for doc_id, _, d in found if d.get("message_id")}
+    found.sort(key=lambda f: (_when(f[2].get("date")) is None,
+                              _when(f[2].get("date")) or datetime.max, f[0]))
+    return [{"document_id": document_id, "version_id": version_id,
+             "from": document.get("from"), "date": document.get("date"),
+             "subject": document.get("subject"), "position": position,
+             "in_reply_to": by_message_id.get(f"<{document.get('in_reply_to')}>")
+             or by_message_id.get(document.get("in_reply_to"))}
+            for position, (document_id, version_id, document) in enumerate(found, start=1)]

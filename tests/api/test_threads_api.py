@@ -1,0 +1,124 @@
+"""E-mail threads and mail filters over HTTP (fake models), on both stores (the embedded engine
+and qdrant-client's local mode standing in for a server): a message, its reply and a forward of
+the reply share one thread — by their headers, and by the stated subject fallback for a reply
+without them — GET /threads lists them in date order, per client; the mail filters hold."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.factories import eml_bytes
+from tests.fakes import fake_models
+from tests.service import Service, running_service
+
+ALICE, BOB = "Alice Chen <alice@northwind.example>", "Bob Iwu <bob@kestrel.example>"
+
+
+def _mail(subject: str, body: str, *, sender: str, to: str, date: str, message_id: str,
+          in_reply_to: str | None = None, references: str | None = None,
+          attachments: list | None = None) -> bytes:
+    raw = eml_bytes(subject, body, sender=sender, to=to, cc=None, date=date,
+                    attachments=attachments or [])
+    head, _, rest = raw.partition(b"\n\n")
+    lines = [line for line in head.split(b"\n") if not line.lower().startswith(b"message-id")]
+    lines.append(f"Message-ID: {message_id}".encode())
+    if in_reply_to:
+        lines.append(f"In-Reply-To: {in_reply_to}".encode())
+    if references:
+        lines.append(f"References: {references}".encode())
+    return b"\n".join(lines) + b"\n\n" + rest
+
+
+MAILS = {
+    "original": _mail("Q3 budget", "Zanzibar numbers attached for review.", sender=ALICE, to=BOB,
+                      date="Mon, 01 Jul 2024 09:00:00 +0000", message_id="<a1@northwind>",
+                      attachments=[("q3.csv", b"line,amount\nzanzibar,10\n")]),
+    "reply": _mail("Re: Q3 budget", "Zanzibar looks fine to me.", sender=BOB, to=ALICE,
+                   date="Mon, 01 Jul 2024 11:00:00 +0000", message_id="<b2@kestrel>",
+                   in_reply_to="<a1@northwind>", references="<a1@northwind>"),
+    "forward": _mail("Fwd: Re: Q3 budget", "FYI the zanzibar thread.", sender=ALICE,
+                     to="Carol Diaz <carol@northwind.example>",
+                     date="Tue, 02 Jul 2024 08:00:00 +0000", message_id="<c3@northwind>",
+                     references="<a1@northwind> <b2@kestrel>"),
+    # a client that wrote no In-Reply-To or References: the subject fallback
+    "headerless": _mail("RE: q3  budget", "Zanzibar, one more remark.", sender=BOB, to=ALICE,
+                        date="Wed, 03 Jul 2024 10:00:00 +0000", message_id="<d4@kestrel>"),
+    # the same subject, nobody in common: not the thread
+    "stranger": _mail("Re: Q3 budget", "Zanzibar from elsewhere.",
+                      sender="Eve <eve@elsewhere.example>", to="Mallory <m@elsewhere.example>",
+                      date="Wed, 03 Jul 2024 11:00:00 +0000", message_id="<e5@elsewhere>"),
+}
+
+
+@pytest.fixture(scope="module", params=["edge", "qdrant-client"])
+def svc(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Service:
+    from app.settings import QdrantSettings
+    from app.store import open_store
+    from tests.conftest import make_settings
+
+    tmp = tmp_path_factory.mktemp(f"threads-{request.param}")
+    settings = make_settings(tmp)
+    settings.search.dense_floor = 0.0
+    store = None
+    if request.param == "qdrant-client":
+        store = open_store(QdrantSettings(url=f"path:{tmp / 'local'}"), dense_model="fake",
+                           dense_dim=384)
+    with running_service(tmp, fake_models(), settings=settings, store=store) as s:
+        for name, raw in MAILS.items():  # the reply's own thread id needs no parent
+            s.ingest(f"{name}.eml", raw, document_id=name)
+        yield s
+
+
+def _meta(svc: Service, document_id: str) -> dict:
+    body = svc.http.get(f"/documents/{document_id}", headers=svc.auth()).json()
+    return body["versions"][-1]["canonical_metadata"]["document"]
+
+
+def test_a_message_its_reply_and_a_forward_share_one_thread(svc: Service) -> None:
+    threads = {name: _meta(svc, name)["thread_id"] for name in MAILS}
+    assert threads["original"] == threads["reply"] == threads["forward"] == threads["headerless"]
+    assert threads["stranger"] != threads["original"]
+    assert threads["original"].startswith("th-")
+
+
+def test_get_thread_lists_its_messages_in_date_order(svc: Service) -> None:
+    thread_id = _meta(svc, "reply")["thread_id"]
+    r = svc.http.get(f"/threads/{thread_id}", headers=svc.auth())
+    assert r.status_code == 200, r.text
+    messages = r.json()["messages"]
+    assert [(m["document_id"], m["position"], m["in_reply_to"]) for m in messages] == [
+        ("original", 1, None), ("reply", 2, "original"), ("forward", 3, None),
+        ("headerless", 4, None)]
+    assert messages[0]["from"] == ALICE and messages[1]["subject"] == "Re: Q3 budget"
+
+
+def test_another_client_never_sees_the_thread(svc: Service) -> None:
+    thread_id = _meta(svc, "reply")["thread_id"]
+    other = svc.new_client("other-threads")
+    r = svc.http.get(f"/threads/{thread_id}", headers=svc.auth(other))
+    assert r.status_code == 404 and r.json()["error"]["code"] == "THREAD_NOT_FOUND"
+    assert svc.http.get("/threads/not-a-thread", headers=svc.auth()).status_code == 422
+
+
+@pytest.mark.parametrize("filters, expected", [
+    ({"document.from_address": "alice@northwind.example"}, ["forward", "original"]),
+    ({"document.from_name": "Bob Iwu"}, ["headerless", "reply"]),
+    ({"document.to_address": "carol@northwind.example"}, ["forward"]),
+    ({"document.has_attachments": True}, ["original"]),
+    ({"document.has_attachments": False}, ["forward", "headerless", "reply", "stranger"]),
+])
+def test_mail_filters_on_both_stores(svc: Service, filters: dict, expected: list[str]) -> None:
+    r = svc.search(query="zanzibar", alpha=1.0, limit=20, filters=filters)
+    assert r.status_code == 200, r.text
+    found = sorted({row["document_version"]["document_id"] for row in r.json()["results"]})
+    assert found == expected, json.dumps(filters)
+
+
+def test_the_thread_id_filter(svc: Service) -> None:
+    thread_id = _meta(svc, "original")["thread_id"]
+    r = svc.search(query="zanzibar", alpha=1.0, limit=20,
+                   filters={"document.thread_id": thread_id})
+    assert sorted(row["document_version"]["document_id"] for row in r.json()["results"]) == [
+        "forward", "headerless", "original", "reply"]
