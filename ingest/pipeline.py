@@ -249,7 +249,7 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl,
             raise JobYielded(progress, done.checkpoint(len(chunks)))
     t0 = time.perf_counter()
     publish(deps, job, loaded, done, chunk_count=len(chunks), metadata=final_metadata,
-            attachments=attachments)
+            attachments=attachments, chunk_texts=[c.text for c in chunks])
     seconds["publish"] = time.perf_counter() - t0
     metrics.observe_stages(seconds)  # a resumed job reports the part done in this attempt
     log.info("published %s/%s: %d chunk%s", loaded.document_id, loaded.version_id, len(chunks),
@@ -322,6 +322,17 @@ KEEP_EXTRACTION_AFTER_S = 5.0
 MAX_ATTACHMENT_DEPTH = 3  # an e-mail attached to an e-mail attached to an e-mail, no deeper
 
 
+def text_sha256(chunk_texts: list[str]) -> str | None:
+    """The hash exact duplicates share: the chunks' texts, whitespace normalised (the same
+    text chunks the same way, whatever the file's name, format details or bytes)."""
+    import hashlib
+
+    if not chunk_texts:
+        return None
+    return hashlib.sha256("\n".join(" ".join(t.split()) for t in chunk_texts).encode()
+                          ).hexdigest()
+
+
 def plan_attachments(deps: IngestDeps, loaded: Loaded, found: list[Attachment]
                      ) -> tuple[list[tuple[str, Attachment]], list[str]]:
     """(document id, attachment) of those that become documents, and a warning for each that
@@ -379,7 +390,8 @@ def _register_attachments(deps: IngestDeps, s: Session, job: ClaimedJob, loaded:
 
 def publish(deps: IngestDeps, job: ClaimedJob, loaded: Loaded, done: Progress, *,
             chunk_count: int, metadata: dict,
-            attachments: list[tuple[str, Attachment]] | None = None) -> None:
+            attachments: list[tuple[str, Attachment]] | None = None,
+            chunk_texts: list[str] | None = None) -> None:
     """One transaction: still ours? → registry published/superseded, the client's BM25
     statistics and discovery leaves follow → an e-mail's attachments registered → visibility
     flipped in the engine."""
@@ -394,6 +406,7 @@ def publish(deps: IngestDeps, job: ClaimedJob, loaded: Loaded, done: Progress, *
                 raise DocumentDeleted(job.job_id)
             raise JobLost(job.job_id)
         version.entities = done.entities.groups
+        version.text_sha256 = text_sha256(chunk_texts or [])
         version.entity_mentions = done.entities.mentions
         version.term_df = dict(sorted(done.term_df.items(), key=lambda kv: int(kv[0])))
         became_current, previous = docs_registry.mark_published(

@@ -38,11 +38,13 @@ from app.api.schemas import (
     SearchRequest,
     Snippet,
     TableLocation,
+    ThreadRef,
     VersionOut,
 )
 from app.leaves import LeafMatch
 from app.registry.documents import DocumentSummary
 from app.registry.tables import DocumentVersion, IngestionJob
+from app.search.collapse import with_duplicates
 from app.search.metadata_lane import MetadataHit
 from app.search.service import AnswerRow, SearchAnswer, SearchQuery
 from app.search.snippets import snippet
@@ -57,7 +59,7 @@ def search_query(body: SearchRequest) -> SearchQuery:
                        filters=plain_filters(body.filters), offset=body.offset, limit=body.limit,
                        fusion=body.fusion, versions=body.versions, as_of=body.as_of,
                        diagnose=tuple(body.diagnose), facets=tuple(body.facets or ()),
-                       syntax=body.syntax,
+                       syntax=body.syntax, collapse=body.collapse,
                        autocut=int(body.autocut))  # true: the first drop
 
 
@@ -76,7 +78,8 @@ def evidence_result(answer: SearchAnswer, *, explain: bool) -> EvidenceResult:
         retrieval_contributions=[Contribution(lane=lane, rank=r)  # type: ignore[arg-type]
                                  for lane, r in row.contributions.items()],
         content_evidence=_content_evidence(row.content, terms, explain),
-        metadata_evidence=_metadata_evidence(row.metadata)) for row in answer.rows]
+        metadata_evidence=_metadata_evidence(row.metadata),
+        thread=ThreadRef(**row.thread) if row.thread else None) for row in answer.rows]
     return EvidenceResult(results=rows, meta=Meta(
         query=answer.query, total=answer.total, total_is_lower_bound=answer.total_is_lower_bound,
         offset=answer.offset, limit=answer.limit, has_more=answer.has_more,
@@ -161,8 +164,8 @@ def _item(c: Candidate, terms: frozenset[str], explain: bool) -> ContentItem:
 
 def document_out(summary: DocumentSummary,
                   versions: list[DocumentVersion] | None = None,
-                  errors: Mapping[int, tuple[str | None, str | None]] | None = None
-                  ) -> DocumentOut:
+                  errors: Mapping[int, tuple[str | None, str | None]] | None = None,
+                  duplicates: list[str] | None = None) -> DocumentOut:
     """A document as GET /documents lists it (with every version for GET /documents/{id}, and
     the error and code of each version's last job)."""
     doc = summary.document
@@ -179,7 +182,9 @@ def document_out(summary: DocumentSummary,
             size_bytes=v.size_bytes, content_sha256=v.content_sha256, chunk_count=v.chunk_count,
             created_at=v.created_at, published_at=v.published_at,
             superseded_at=v.superseded_at, superseded_by=v.superseded_by,
-            canonical_metadata=v.canonical_metadata,
+            canonical_metadata=with_duplicates(
+                v.canonical_metadata, duplicates if v.version_id == doc.current_version_id
+                else None),
             error=errors.get(v.id, (None, None))[0] if v.state == "failed" else None,
             error_code=errors.get(v.id, (None, None))[1] if v.state == "failed" else None)
             for v in versions])

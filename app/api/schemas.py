@@ -249,6 +249,12 @@ class SearchRequest(BaseModel):
                            "scores, scaled from the first to the last, against a straight line; "
                            "a local maximum of the difference is a drop (meta.autocut says "
                            "where it cut)")
+    collapse: Literal["none", "thread", "duplicates"] = Field(
+        "none", description='"none": one row per Document Version (the contract); "thread": '
+                            "the best-ranked message of each e-mail thread, with thread: "
+                            '{thread_id, messages}; "duplicates": the best-ranked version of '
+                            "each exact duplicate group (the others in its canonical_metadata."
+                            "duplicates). Totals and pages count the collapsed rows")
     syntax: bool = Field(True, description='Read "a quoted phrase" (it must occur as written '
                                            "in every returned version's cited text) and "
                                            "-word (leaves out every version holding the word; "
@@ -376,6 +382,11 @@ class MetadataEvidence(BaseModel):
     truncated: bool = False
 
 
+class ThreadRef(BaseModel):
+    thread_id: str
+    messages: int = Field(description="The caller's current messages in the thread")
+
+
 class ResultRow(BaseModel):
     rank: int
     document_version: DocumentVersionRef
@@ -383,6 +394,15 @@ class ResultRow(BaseModel):
     retrieval_contributions: list[Contribution]
     content_evidence: ContentEvidence
     metadata_evidence: MetadataEvidence
+    thread: ThreadRef | None = Field(None, description='With collapse "thread": the thread '
+                                                       "this row stands for (absent otherwise)")
+
+    @model_serializer(mode="wrap")
+    def _thread_only_when_collapsed(self, handler: SerializerFunctionWrapHandler):  # noqa: ANN202
+        out = handler(self)
+        if out.get("thread") is None:
+            out.pop("thread", None)  # the contract's row keeps its six keys
+        return out
 
 
 # Every content lane a search can run (app/search/service.LANE_ORDER; a test holds them equal)

@@ -298,11 +298,15 @@ def version_errors(session: Session, version_pks: Collection[int]
 
 def document_detail(session: Session, document: Document
                     ) -> tuple[DocumentSummary, list[DocumentVersion],
-                               dict[int, tuple[str | None, str | None]]]:
-    """A document, every version of it, and the failed ones' errors (GET /documents/{id})."""
+                               dict[int, tuple[str | None, str | None]], list[str]]:
+    """A document, every version of it, the failed ones' errors, and the other documents
+    holding its current version's text (GET /documents/{id})."""
     versions = versions_of(session, document_pk=document.id)
+    current = (document.document_id, document.current_version_id or "")
+    duplicates = exact_duplicates(session, client_id=document.client_id, keys=[current])
     return (summarise(session, document), versions,
-            version_errors(session, [v.id for v in versions if v.state == "failed"]))
+            version_errors(session, [v.id for v in versions if v.state == "failed"]),
+            duplicates.get(current, []))
 
 
 def summarise(session: Session, document: Document) -> DocumentSummary:
@@ -393,6 +397,39 @@ def facet_rows(session: Session, *, client_id: str, keys: Collection[VersionKey]
     wanted = set(keys)
     return [((d, v), kind, source, meta, ents)
             for d, v, kind, source, meta, ents in session.execute(stmt) if (d, v) in wanted]
+
+
+def text_hashes(session: Session, *, client_id: str, keys: Collection[VersionKey]
+                ) -> dict[VersionKey, str | None]:
+    """{version: its text hash} (None: no text, e.g. a photo without words)."""
+    if not keys:
+        return {}
+    wanted = set(keys)
+    return {(d, v): h for d, v, h in session.execute(where_version_keys(
+        select(Document.document_id, DocumentVersion.version_id, DocumentVersion.text_sha256)
+        .join(DocumentVersion, DocumentVersion.document_pk == Document.id),
+        client_id=client_id, keys=keys)) if (d, v) in wanted}
+
+
+def exact_duplicates(session: Session, *, client_id: str, keys: Collection[VersionKey]
+                     ) -> dict[VersionKey, list[str]]:
+    """{version: the other documents whose current version holds the same text} for the given
+    versions (exact duplicates: their text_sha256), in document id order."""
+    hashes = {key: h for key, h in text_hashes(session, client_id=client_id,
+                                               keys=keys).items() if h}
+    if not hashes:
+        return {}
+    holders: dict[str, list[str]] = {}
+    for document_id, digest in session.execute(
+            select(Document.document_id, DocumentVersion.text_sha256)
+            .join(DocumentVersion, and_(DocumentVersion.document_pk == Document.id,
+                                        DocumentVersion.version_id == Document.current_version_id))
+            .where(Document.client_id == client_id, DocumentVersion.state == "published",
+                   DocumentVersion.text_sha256.in_(set(hashes.values())))
+            .order_by(Document.document_id)):
+        holders.setdefault(digest, []).append(document_id)
+    return {key: [d for d in holders.get(digest, []) if d != key[0]]
+            for key, digest in hashes.items()}
 
 
 def current_entity_rows(session: Session, *, client_id: str) -> Iterator[VersionEntities]:

@@ -100,7 +100,8 @@ class DocumentVersion(Base):
 
     __tablename__ = "document_versions"
     __table_args__ = (UniqueConstraint("document_pk", "version_id"),
-                      Index("ix_versions_sha256", "content_sha256"))
+                      Index("ix_versions_sha256", "content_sha256"),
+                      Index("ix_versions_text_sha256", "text_sha256"))
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     document_pk: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"),
                                              index=True)
@@ -121,6 +122,9 @@ class DocumentVersion(Base):
     timeline_synced: Mapped[bool] = mapped_column(Boolean, default=False)
     # The union of the entities found in its chunks (leaves under entities.<group>).
     entities: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    # SHA-256 of its extracted text, whitespace normalised: versions holding the same text
+    # are exact duplicates (canonical_metadata.duplicates, search collapse "duplicates")
+    text_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
     # {group: {value: how many of its chunks name it}} for entity pages (GET /entities);
     # None for a version indexed before it was kept (`evidence reindex` fills it)
     entity_mentions: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)

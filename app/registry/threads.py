@@ -94,3 +94,14 @@ def thread_messages(session: Session, *, client_id: str, thread_id: str) -> list
              "in_reply_to": by_message_id.get(f"<{document.get('in_reply_to')}>")
              or by_message_id.get(document.get("in_reply_to"))}
             for position, (document_id, version_id, document) in enumerate(found, start=1)]
+
+
+def thread_sizes(session: Session, *, client_id: str, thread_ids: set[str]) -> dict[str, int]:
+    """{thread id: how many of the client's current messages it holds}."""
+    sizes: dict[str, int] = {}
+    if not thread_ids:
+        return sizes
+    for _document_id, _version_id, document in _mail(session, client_id):
+        if document.get("thread_id") in thread_ids:
+            sizes[document["thread_id"]] = sizes.get(document["thread_id"], 0) + 1
+    return sizes

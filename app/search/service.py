@@ -24,6 +24,7 @@ from app.registry import bm25_stats, discovery
 from app.registry import documents as docs_registry
 from app.registry.documents import ShownVersion
 from app.search.autocut import AUTOCUT_SPAN, autocut
+from app.search.collapse import collapse, with_duplicates
 from app.search.diagnose import Diagnosis, SearchContext, diagnose
 from app.search.facets import check_facets, count_facets, version_facts
 from app.search.filters import RESERVED, RESERVED_FIELDS, parse_filters
@@ -64,6 +65,7 @@ class SearchQuery:
     diagnose: tuple[str, ...] = ()  # document ids to explain (app/search/diagnose.py)
     facets: tuple[str, ...] = ()  # keys to count values of over the ranked versions
     syntax: bool = True  # "phrases" and -exclusions (app/search/query_syntax.py); off: plain
+    collapse: str = "none"  # or "thread", "duplicates" (app/search/collapse.py)
     autocut: int = 0  # stop at the n-th sharp drop of the score (app/search/autocut.py); 0: off
 
 
@@ -77,6 +79,7 @@ class AnswerRow:
     contributions: dict[str, int]  # lane → the version's rank in that lane
     content: VersionHit | None     # with its evidence picked and hydrated
     metadata: MetadataHit | None
+    thread: dict[str, Any] | None = None  # collapse "thread": the thread this row stands for
 
 
 @dataclass(frozen=True)
@@ -211,6 +214,9 @@ class SearchService:
             keep = autocut(scores, query.autocut)
             cut = {"jumps": query.autocut, "kept": keep, "of": len(ranked)}
             ranked = ranked[:keep]
+        groups: dict[VersionKey, dict[str, Any]] = {}
+        if query.collapse != "none":
+            ranked, groups = self._collapse(session, client_id, ranked, query.collapse)
         if any(lane.lane == "entity" for lane in lane_results):
             contributions = dict(ranked)
             for key, rank in entity_ranks(content).items():  # part of the content lane's
@@ -236,6 +242,8 @@ class SearchService:
         by_content.update({(v.document_id, v.version_id): v for v in shown})
         versions = docs_registry.shown_versions(session, client_id=client_id,
                                                 keys=[k for k, _ in page])
+        duplicates = docs_registry.exact_duplicates(session, client_id=client_id,
+                                                    keys=[k for k, _ in page])
         diagnoses = None
         if query.diagnose:
             t0 = time.perf_counter()
@@ -255,8 +263,10 @@ class SearchService:
                 session, client_id=client_id, keys=[k for k, _ in ranked])))
             timings["facets"] = round((time.perf_counter() - t0) * 1000, 3)
         rows = [AnswerRow(rank=query.offset + i, document_id=key[0], version_id=key[1],
-                          canonical_metadata=versions[key].canonical_metadata
-                          if key in versions else {}, version=versions.get(key),
+                          canonical_metadata=with_duplicates(
+                              versions[key].canonical_metadata if key in versions else {},
+                              duplicates.get(key)), thread=groups.get(key, {}).get("thread"),
+                          version=versions.get(key),
                           contributions=lanes,
                           content=by_content.get(key), metadata=by_metadata.get(key))
                 for i, (key, lanes) in enumerate(page, start=1)]
@@ -273,6 +283,27 @@ class SearchService:
             autocut=cut,
             searched=sorted({lane.lane for lane in lane_results}, key=LANE_ORDER.index)
             + (["metadata"] if wants_metadata else []))
+
+    @staticmethod
+    def _collapse(session: Session, client_id: str, ranked: list, mode: str
+                  ) -> tuple[list, dict[VersionKey, dict[str, Any]]]:
+        """The ranked versions collapsed by thread or exact duplicate group, and what each
+        kept row of a thread says of it (app/search/collapse.py)."""
+        from app.registry import threads as threads_registry
+
+        keys = [k for k, _ in ranked]
+        if mode == "duplicates":
+            hashes = docs_registry.text_hashes(session, client_id=client_id, keys=keys)
+            return collapse(ranked, hashes), {}
+        thread_of = {key: (meta or {}).get("document", {}).get("thread_id")
+                     for key, _kind, _source, meta, _ents in docs_registry.facet_rows(
+                         session, client_id=client_id, keys=keys)}
+        kept = collapse(ranked, thread_of)
+        sizes = threads_registry.thread_sizes(session, client_id=client_id, thread_ids={
+            thread_of[k] for k, _ in kept if thread_of.get(k)})
+        return kept, {k: {"thread": {"thread_id": thread_of[k],
+                                     "messages": sizes.get(thread_of[k], 1)}}
+                      for k, _ in kept if thread_of.get(k)}
 
     def _apply_syntax(self, parsed: ParsedQuery, flt: ChunkFilter, content: list[VersionHit],
                       metadata: list[MetadataHit]

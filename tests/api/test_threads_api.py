@@ -122,3 +122,65 @@ def test_the_thread_id_filter(svc: Service) -> None:
                    filters={"document.thread_id": thread_id})
     assert sorted(row["document_version"]["document_id"] for row in r.json()["results"]) == [
         "forward", "headerless", "original", "reply"]
+
+
+def test_collapse_thread_gives_one_row_per_thread(svc: Service) -> None:
+    plain = svc.search(query="zanzibar", alpha=1.0, limit=20).json()
+    # five mails and the original's attachment, a document of its own
+    assert plain["meta"]["total"] == 6 and all("thread" not in r for r in plain["results"])
+    body = svc.search(query="zanzibar", alpha=1.0, limit=20, collapse="thread").json()
+    rows = body["results"]
+    thread_id = _meta(svc, "original")["thread_id"]
+    assert body["meta"]["total"] == 3 and [r["rank"] for r in rows] == [1, 2, 3]
+    threaded = [r for r in rows if "thread" in r]
+    assert [r["thread"] for r in threaded] == [
+        {"thread_id": thread_id, "messages": 4},
+        {"thread_id": _meta(svc, "stranger")["thread_id"], "messages": 1}]
+
+
+def test_exact_duplicates_are_reported_and_collapse(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The same invoice attached to two mails is two documents in one duplicate group, each
+    linked to its own mail; the same contract saved under two names too."""
+    from tests.conftest import make_settings
+
+    settings = make_settings(tmp_path)
+    settings.search.dense_floor = 0.0
+    invoice = b"Invoice INV-4471 from Quillfeather Ltd: 18,450 EUR due 2024-07-15."
+    with running_service(tmp_path, fake_models(), settings=settings) as s:
+        for n, who in enumerate((ALICE, BOB), start=1):
+            s.ingest(f"mail{n}.eml", _mail(f"Invoice {n}", "See the quillfeather invoice.",
+                                           sender=who, to=ALICE, message_id=f"<m{n}@x>",
+                                           date=f"Mon, 0{n} Jul 2024 09:00:00 +0000",
+                                           attachments=[("invoice.txt", invoice)]),
+                     document_id=f"mail{n}")
+            s.worker.drain()  # the attachments' own jobs
+        s.ingest("contract.txt", "Quillfeather supply contract.\n\nTerm: two years.",
+                 document_id="contract")
+        s.ingest("contract copy.txt", "Quillfeather   supply contract.\n\nTerm:  two years.\n",
+                 document_id="contract-copy")
+        s.ingest("variant.txt", "Quillfeather supply contract.\n\nTerm: three years.",
+                 document_id="variant")
+        listed = s.http.get("/documents", params={"limit": 50}, headers=s.auth()).json()
+        attached = sorted(d["document_id"] for d in listed["documents"] if "--" in d["document_id"])
+        assert len(attached) == 2
+        for doc_id, other in (attached, attached[::-1]):
+            body = s.http.get(f"/documents/{doc_id}", headers=s.auth()).json()
+            meta = body["versions"][-1]["canonical_metadata"]
+            assert meta["duplicates"] == {"exact": [other], "near": []}
+            assert meta["source"]["attached_to"]["document_id"] in ("mail1", "mail2")
+        copy = s.http.get("/documents/contract-copy", headers=s.auth()).json()
+        assert copy["versions"][-1]["canonical_metadata"]["duplicates"]["exact"] == ["contract"]
+        variant = s.http.get("/documents/variant", headers=s.auth()).json()
+        assert "duplicates" not in variant["versions"][-1]["canonical_metadata"]
+        found = s.search(query="quillfeather", alpha=1.0, limit=20).json()
+        assert found["meta"]["total"] == 7  # 2 mails, 2 attachments, 3 contracts
+        collapsed = s.search(query="quillfeather", alpha=1.0, limit=20,
+                             collapse="duplicates").json()
+        ids = [r["document_version"]["document_id"] for r in collapsed["results"]]
+        assert collapsed["meta"]["total"] == 5 and len(ids) == 5
+        assert len({"contract", "contract-copy"} & set(ids)) == 1
+        assert len(set(attached) & set(ids)) == 1
+        kept = next(r for r in collapsed["results"]
+                    if r["document_version"]["document_id"] in ("contract", "contract-copy"))
+        assert kept["canonical_metadata"]["duplicates"]["exact"] in (["contract"],
+                                                                      ["contract-copy"])
