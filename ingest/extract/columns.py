@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 MIN_WORDS = 40
+CHARS_PER_WORD = 5
 GUTTER_MIN_SHARE = 0.02  # 12 pt on a 612 pt (Letter) text width
 GUTTER_CROSSING_SHARE = 0.10  # of the lines: a title, a header, a footer across the page
 MIN_CROSSING_LINES = 3  # however short the page: a title, a header and a footer
@@ -34,9 +35,11 @@ LINE_TOLERANCE = 3.0  # points: words whose tops differ by less sit on one line
 Word = dict[str, Any]  # pdfplumber's word: text, x0, x1, top, bottom
 
 
-def gutters(words: Sequence[Word]) -> list[tuple[float, float]]:
-    """The (left, right) of each gutter between columns, left to right."""
-    if len(words) < MIN_WORDS:
+def gutters(words: Sequence[Word], min_items: int = MIN_WORDS) -> list[tuple[float, float]]:
+    """The (left, right) of each gutter between columns, left to right. ``words`` may be the
+    page's characters (cheaper: pdfplumber has them already; words are only built where a
+    gutter is found)."""
+    if len(words) < min_items:
         return []
     left, right = min(w["x0"] for w in words), max(w["x1"] for w in words)
     width = int(right - left) + 1
@@ -119,11 +122,10 @@ def page_text(page: Any) -> str:
     chars = page.chars
     if chars and sum(not c.get("upright", True) for c in chars) * 2 > len(chars):
         return _turned_text(page, chars)
-    words = page.extract_words()
-    cuts = gutters(words)
+    cuts = gutters(chars, MIN_WORDS * CHARS_PER_WORD)  # a one-column page: one text pass
     if not cuts:
         return page.extract_text() or ""
-    return reading_order(words, cuts)
+    return reading_order(page.extract_words(), cuts)
 
 
 def _turned_text(page: Any, chars: Sequence[Any]) -> str:

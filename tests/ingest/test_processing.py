@@ -71,7 +71,10 @@ def test_the_child_reports_pages_and_chunks_as_it_goes(child) -> None:
     pdf = pdf_bytes([f"Page {n}: {words}" for n in range(1, 91)])
     prepared = child.prepare("pdf", pdf, "long.pdf", on_progress=lambda *a: pages.append(a))
     assert prepared.page_count == 90
-    assert pages and all(total == 90 and 0 <= done <= 90 for done, total in pages)
+    # (0, 0) until the child has counted the pages (a busy machine polls before that)
+    assert pages and all((done, total) == (0, 0) or (total == 90 and 0 <= done <= 90)
+                         for done, total in pages)
+    assert any(total == 90 for _, total in pages)
     assert [d for d, _ in pages] == sorted(d for d, _ in pages)
     chunks: list[tuple[int, ...]] = []
     texts = [f"{words} {i}" * 4 for i in range(48)]
