@@ -33,6 +33,7 @@ from app.limits import display_text
 from app.metadata import completed_metadata
 from app.registry import bm25_stats, discovery, jobs, threads
 from app.registry import documents as docs_registry
+from app.registry import near_duplicates as near_registry
 from app.registry.database import transaction
 from app.registry.jobs import ClaimedJob
 from app.registry.tables import Document, DocumentVersion, IngestionJob
@@ -45,6 +46,7 @@ from app.uploads import accept_upload, check_file, document_id_for
 from ingest.chunking import Chunk
 from ingest.embedding import EmbeddedBatch
 from ingest.extract.types import Attachment
+from ingest.near_duplicates import bands as near_bands
 from ingest.processing import (
     ExtractionDetached,
     PendingExtraction,
@@ -249,7 +251,8 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl,
             raise JobYielded(progress, done.checkpoint(len(chunks)))
     t0 = time.perf_counter()
     publish(deps, job, loaded, done, chunk_count=len(chunks), metadata=final_metadata,
-            attachments=attachments, chunk_texts=[c.text for c in chunks])
+            attachments=attachments, chunk_texts=[c.text for c in chunks],
+            minhash=prepared.minhash)
     seconds["publish"] = time.perf_counter() - t0
     metrics.observe_stages(seconds)  # a resumed job reports the part done in this attempt
     log.info("published %s/%s: %d chunk%s", loaded.document_id, loaded.version_id, len(chunks),
@@ -391,7 +394,7 @@ def _register_attachments(deps: IngestDeps, s: Session, job: ClaimedJob, loaded:
 def publish(deps: IngestDeps, job: ClaimedJob, loaded: Loaded, done: Progress, *,
             chunk_count: int, metadata: dict,
             attachments: list[tuple[str, Attachment]] | None = None,
-            chunk_texts: list[str] | None = None) -> None:
+            chunk_texts: list[str] | None = None, minhash: list[int] | None = None) -> None:
     """One transaction: still ours? → registry published/superseded, the client's BM25
     statistics and discovery leaves follow → an e-mail's attachments registered → visibility
     flipped in the engine."""
@@ -407,6 +410,10 @@ def publish(deps: IngestDeps, job: ClaimedJob, loaded: Loaded, done: Progress, *
             raise JobLost(job.job_id)
         version.entities = done.entities.groups
         version.text_sha256 = text_sha256(chunk_texts or [])
+        if minhash and version.minhash is None:  # near duplicates: the signature and its bands
+            version.minhash = minhash
+            near_registry.add_bands(s, client_id=job.client_id, version=version,
+                                    bands=near_bands(minhash))
         version.entity_mentions = done.entities.mentions
         version.term_df = dict(sorted(done.term_df.items(), key=lambda kv: int(kv[0])))
         became_current, previous = docs_registry.mark_published(

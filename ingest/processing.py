@@ -36,6 +36,7 @@ from ingest.chunking import Chunk, Chunker
 from ingest.embedding import BatchEmbedder, EmbeddedBatch
 from ingest.extract import extract
 from ingest.extract.types import Attachment
+from ingest.near_duplicates import signature
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +54,8 @@ class Prepared:
     seconds: dict[str, float] = field(default_factory=dict, compare=False)  # metrics
     quality: dict[str, Any] = field(default_factory=dict)  # canonical_metadata.quality's facts
     attachments: list[Attachment] = field(default_factory=list, compare=False)  # an e-mail's
+    # its MinHash signature (ingest/near_duplicates.py), made here, in the child
+    minhash: list[int] | None = None
 
 
 # A long step's progress: (done, total) pages while extracting; (done,) chunks while embedding
@@ -66,14 +69,15 @@ def prepared_to_json(prepared: Prepared) -> dict[str, Any]:
     return {"chunks": [asdict(c) for c in prepared.chunks], "title": prepared.title,
             "page_count": prepared.page_count, "char_count": prepared.char_count,
             "warnings": list(prepared.warnings), "extra": dict(prepared.extra),
-            "quality": dict(prepared.quality)}
+            "quality": dict(prepared.quality), "minhash": prepared.minhash}
 
 
 def prepared_from_json(data: dict[str, Any]) -> Prepared:
     chunks = [Chunk(**{**c, "heading_path": tuple(c["heading_path"])}) for c in data["chunks"]]
     return Prepared(chunks=chunks, title=data["title"], page_count=data["page_count"],
                     char_count=data["char_count"], warnings=list(data["warnings"]),
-                    extra=dict(data["extra"]), quality=dict(data["quality"]))
+                    extra=dict(data["extra"]), quality=dict(data["quality"]),
+                    minhash=data.get("minhash"))
 
 
 class ExtractionDetached(Exception):  # noqa: N818 - a control-flow signal, not an error
@@ -125,11 +129,15 @@ def prepare_version(chunker: Chunker, ocr: OcrBounds, kind: str, content: bytes,
                               f"{str(exc)[:300]}", code="EXTRACTION_FAILED") from None
     t1 = time.perf_counter()
     chunks = chunker.chunk(extracted, filename)
+    t2 = time.perf_counter()
+    minhash = signature([b.text for b in extracted.blocks])
     return Prepared(chunks=chunks, title=extracted.title, page_count=extracted.page_count,
                     char_count=sum(len(b.text) for b in extracted.blocks),
                     warnings=list(extracted.warnings), extra=dict(extracted.extra),
-                    seconds={"extract": t1 - t0, "chunk": time.perf_counter() - t1},
-                    quality=dict(extracted.quality), attachments=list(extracted.attachments))
+                    seconds={"extract": t1 - t0, "chunk": t2 - t1,
+                             "minhash": time.perf_counter() - t2},
+                    quality=dict(extracted.quality), attachments=list(extracted.attachments),
+                    minhash=minhash)
 
 
 class InProcess:

@@ -165,7 +165,7 @@ def _item(c: Candidate, terms: frozenset[str], explain: bool) -> ContentItem:
 def document_out(summary: DocumentSummary,
                   versions: list[DocumentVersion] | None = None,
                   errors: Mapping[int, tuple[str | None, str | None]] | None = None,
-                  duplicates: list[str] | None = None) -> DocumentOut:
+                  duplicates: tuple[list[str], list[dict]] | None = None) -> DocumentOut:
     """A document as GET /documents lists it (with every version for GET /documents/{id}, and
     the error and code of each version's last job)."""
     doc = summary.document
@@ -183,8 +183,8 @@ def document_out(summary: DocumentSummary,
             created_at=v.created_at, published_at=v.published_at,
             superseded_at=v.superseded_at, superseded_by=v.superseded_by,
             canonical_metadata=with_duplicates(
-                v.canonical_metadata, duplicates if v.version_id == doc.current_version_id
-                else None),
+                v.canonical_metadata, *(duplicates if duplicates and v.version_id
+                                        == doc.current_version_id else ([], []))),
             error=errors.get(v.id, (None, None))[0] if v.state == "failed" else None,
             error_code=errors.get(v.id, (None, None))[1] if v.state == "failed" else None)
             for v in versions])

@@ -298,15 +298,19 @@ def version_errors(session: Session, version_pks: Collection[int]
 
 def document_detail(session: Session, document: Document
                     ) -> tuple[DocumentSummary, list[DocumentVersion],
-                               dict[int, tuple[str | None, str | None]], list[str]]:
+                               dict[int, tuple[str | None, str | None]],
+                               tuple[list[str], list[dict]]]:
     """A document, every version of it, the failed ones' errors, and the other documents
     holding its current version's text (GET /documents/{id})."""
     versions = versions_of(session, document_pk=document.id)
     current = (document.document_id, document.current_version_id or "")
-    duplicates = exact_duplicates(session, client_id=document.client_id, keys=[current])
+    from app.registry.near_duplicates import near_duplicates
+
+    exact = exact_duplicates(session, client_id=document.client_id, keys=[current])
+    near = near_duplicates(session, client_id=document.client_id, keys=[current])
     return (summarise(session, document), versions,
             version_errors(session, [v.id for v in versions if v.state == "failed"]),
-            duplicates.get(current, []))
+            (exact.get(current, []), near.get(current, [])))
 
 
 def summarise(session: Session, document: Document) -> DocumentSummary:

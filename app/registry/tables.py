@@ -125,6 +125,8 @@ class DocumentVersion(Base):
     # SHA-256 of its extracted text, whitespace normalised: versions holding the same text
     # are exact duplicates (canonical_metadata.duplicates, search collapse "duplicates")
     text_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    # its MinHash signature (ingest/near_duplicates.py; None: too short): near duplicates
+    minhash: Mapped[list[int] | None] = mapped_column(JSON, nullable=True)
     # {group: {value: how many of its chunks name it}} for entity pages (GET /entities);
     # None for a version indexed before it was kept (`evidence reindex` fills it)
     entity_mentions: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
@@ -132,6 +134,20 @@ class DocumentVersion(Base):
     # {term id: how many of its chunks hold the term}, added to its client's BM25 statistics
     # while it is the current version (app/registry/bm25_stats.py).
     term_df: Mapped[dict[str, int] | None] = mapped_column(JSON, nullable=True)
+
+
+class NearBand(Base):
+    """One LSH band of a version's MinHash signature: versions sharing a band are near-duplicate
+    candidates (app/registry/near_duplicates.py)."""
+
+    __tablename__ = "near_bands"
+    __table_args__ = (Index("ix_near_bands_lookup", "client_id", "band", "digest"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    client_id: Mapped[str] = mapped_column(String(36))
+    band: Mapped[int] = mapped_column(Integer)
+    digest: Mapped[str] = mapped_column(String(16))
+    version_pk: Mapped[int] = mapped_column(
+        ForeignKey("document_versions.id", ondelete="CASCADE"), index=True)
 
 
 class VersionContent(Base):

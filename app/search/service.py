@@ -22,6 +22,7 @@ from app.entity_values import query_entity_keys
 from app.errors import BadRequest, Conflict
 from app.registry import bm25_stats, discovery
 from app.registry import documents as docs_registry
+from app.registry import near_duplicates as near_registry
 from app.registry.documents import ShownVersion
 from app.search.autocut import AUTOCUT_SPAN, autocut
 from app.search.collapse import collapse, with_duplicates
@@ -244,6 +245,8 @@ class SearchService:
                                                 keys=[k for k, _ in page])
         duplicates = docs_registry.exact_duplicates(session, client_id=client_id,
                                                     keys=[k for k, _ in page])
+        near = near_registry.near_duplicates(session, client_id=client_id,
+                                             keys=[k for k, _ in page])
         diagnoses = None
         if query.diagnose:
             t0 = time.perf_counter()
@@ -265,7 +268,8 @@ class SearchService:
         rows = [AnswerRow(rank=query.offset + i, document_id=key[0], version_id=key[1],
                           canonical_metadata=with_duplicates(
                               versions[key].canonical_metadata if key in versions else {},
-                              duplicates.get(key)), thread=groups.get(key, {}).get("thread"),
+                              duplicates.get(key), near.get(key)),
+                          thread=groups.get(key, {}).get("thread"),
                           version=versions.get(key),
                           contributions=lanes,
                           content=by_content.get(key), metadata=by_metadata.get(key))

@@ -184,3 +184,38 @@ def test_exact_duplicates_are_reported_and_collapse(tmp_path) -> None:  # type: 
                     if r["document_version"]["document_id"] in ("contract", "contract-copy"))
         assert kept["canonical_metadata"]["duplicates"]["exact"] in (["contract"],
                                                                       ["contract-copy"])
+
+
+CONTRACT = " ".join(
+    f"Clause {n}. The supplier Quillfeather Ltd shall deliver the goods listed in schedule {n} "
+    f"to the buyer's warehouse within {n + 10} days of each written order, at the prices of "
+    f"schedule {n}, and shall bear the cost of carriage, insurance and any duty." for n in
+    range(1, 13))
+
+
+def test_a_one_clause_variant_is_a_near_duplicate_never_collapsed(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Reported, never merged: "almost the same except one number" is another contract."""
+    from tests.conftest import make_settings
+
+    settings = make_settings(tmp_path)
+    settings.search.dense_floor = 0.0
+    variant = CONTRACT.replace("within 15 days", "within 45 days")
+    assert variant != CONTRACT
+    with running_service(tmp_path, fake_models(), settings=settings) as s:
+        s.ingest("contract.txt", CONTRACT, document_id="contract")
+        s.ingest("variant.txt", variant, document_id="variant")
+        s.ingest("other.txt", "Minutes of the board: the quillfeather audit is closed.",
+                 document_id="other")
+        body = s.http.get("/documents/variant", headers=s.auth()).json()
+        duplicates = body["versions"][-1]["canonical_metadata"]["duplicates"]
+        assert duplicates["exact"] == []
+        [near] = duplicates["near"]
+        assert near["document_id"] == "contract" and 0.8 <= near["similarity"] < 1.0
+        other = s.http.get("/documents/other", headers=s.auth()).json()
+        assert "duplicates" not in other["versions"][-1]["canonical_metadata"]
+        rows = s.search(query="quillfeather", alpha=1.0, collapse="duplicates").json()["results"]
+        ids = {r["document_version"]["document_id"] for r in rows}
+        assert ids == {"contract", "variant", "other"}  # near duplicates stay apart
+        by_id = {r["document_version"]["document_id"]: r for r in rows}
+        assert by_id["contract"]["canonical_metadata"]["duplicates"]["near"][0][
+            "document_id"] == "variant"
