@@ -108,6 +108,7 @@ function searchBody(offset) {
     limit: Number($("limit").value),
     offset,
     diagnose: $("why").value.trim() ? [$("why").value.trim()] : [],
+    collapse: $("collapse").value,
     facets: [...new Set([...$("facets").value.split(",").map((k) => k.trim())
       .filter(Boolean).slice(0, 9), TIMELINE])],
   };
@@ -258,6 +259,15 @@ function resultCard(row, lanes) {
     card.append(el("div", { class: "hint", text: `${ev.items.length} of ${ev.total} matching ` +
       `chunks shown${ev.truncated ? " (truncated)" : ""}` }));
   }
+  const dup = (row.canonical_metadata || {}).duplicates;
+  if (dup && (dup.exact.length || dup.near.length)) {
+    card.append(el("p", { class: "hint duplicates", text: [
+      dup.exact.length ? `Same text as: ${dup.exact.join(", ")}` : "",
+      dup.near.length ? `Nearly the same: ${dup.near.map((n) =>
+        `${n.document_id} (${Number(n.similarity).toFixed(2)})`).join(", ")}` : "",
+    ].filter(Boolean).join(" · ") }));
+  }
+  if (row.thread) card.append(threadBox(row.thread));
   const md = row.metadata_evidence;
   if (md.items.length) {
     card.append(el("ul", { class: "metadata" }, md.items.map((m) =>
@@ -266,6 +276,26 @@ function resultCard(row, lanes) {
          ` (${m.match})`))));
   }
   return card;
+}
+
+// A collapsed thread: how many messages, and on request the messages in order
+function threadBox(thread) {
+  const list = el("ol", { class: "thread" });
+  const open = el("button", { type: "button", class: "link",
+                              text: `Thread: ${thread.messages} message${thread.messages === 1 ? "" : "s"}` });
+  open.addEventListener("click", async () => {
+    try {
+      const answer = await call("GET", `/threads/${encodeURIComponent(thread.thread_id)}`);
+      clear(list).append(...answer.messages.map((m) => el("li", {},
+        el("strong", { text: m.document_id }), ` · ${(m.date || "undated").slice(0, 16)} · `,
+        `${m.from || "?"} · ${m.subject || "(no subject)"}`,
+        m.in_reply_to ? ` (answers ${m.in_reply_to})` : "")));
+      list.dataset.state = "done";
+    } catch (err) {
+      clear(list).append(el("li", { class: "error", text: `${err.message} (${err.code})` }));
+    }
+  });
+  return el("div", { class: "thread-box" }, open, list);
 }
 
 function diagnosisBox(d) {

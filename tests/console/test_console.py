@@ -310,3 +310,23 @@ def test_entities_list_and_a_click_searches_then_the_timeline_narrows(
     page.locator("#timeline-bars .month").first.wait_for()
     cards = page.locator("#results .card").all_inner_texts()
     assert len(cards) == 1 and "approval.txt" in cards[0]
+
+
+def test_a_thread_collapses_to_one_card_that_opens_its_messages(
+        watched: Watched, server: LiveServer, tmp_path: Path) -> None:
+    from tests.api.test_threads_api import MAILS
+
+    page = watched.page
+    watched.sign_in(server.keys["acme"])
+    page.locator("#who").filter(has_text="Signed in as client acme").wait_for()
+    for name in ("reply", "forward"):
+        _upload(watched, tmp_path, f"{name}.eml", MAILS[name].decode())
+    page.get_by_role("button", name="Search", exact=True).first.click()
+    page.get_by_label("Collapse").select_option("thread")
+    watched.search("zanzibar")
+    cards = page.locator("#results .card")
+    assert cards.count() == 1
+    cards.first.get_by_role("button", name="Thread: 2 messages").click()
+    page.locator('#results ol.thread[data-state="done"]').wait_for()
+    items = cards.first.locator("ol.thread li").all_inner_texts()
+    assert len(items) == 2 and items[0].startswith("reply.eml") and "answers" not in items[0]
