@@ -85,7 +85,8 @@ def test_openapi_schema_of_search_names_every_contract_field(svc: Service) -> No
         assert example_keys - data_keys <= ours, example_keys - data_keys - ours
     assert props("SearchRequest") == {"query", "scope", "alpha", "rerank", "filters", "offset",
                                       "limit", "explain", "fusion", "versions", "as_of",
-                                      "diagnose", "facets", "syntax", "autocut"}  # additive: 7
+                                      "diagnose", "facets", "syntax", "autocut",
+                                      "collapse"}  # additive: 8
     assert schema["paths"]["/search"]["post"]["responses"]["200"]["content"][
         "application/json"]["schema"]["$ref"].endswith("/EvidenceResult")
 

@@ -29,7 +29,14 @@ def test_an_email_reads_its_plain_body_under_its_headers_and_keeps_them_as_metad
                             "to": ["Raj Patel <raj@globex.example>", "ops@acme.example"],
                             "cc": ["audit@acme.example"], "date": "2024-01-15T09:30:00+00:00",
                             "subject": "Wire for invoice 7781",
-                            "message_id": result.extra["message_id"]}
+                            "message_id": result.extra["message_id"],
+                            # the headers' filterable parts, and the message's own thread
+                            "from_address": "jane@acme.example", "from_name": "Jane Doe",
+                            "to_address": ["raj@globex.example", "ops@acme.example",
+                                           "audit@acme.example"],
+                            "has_attachments": False,
+                            "thread_id": result.extra["thread_id"],
+                            "thread_subject": "wire for invoice 7781"}
     assert str(result.extra["message_id"]).endswith("@acme.example>")
 
 
