@@ -696,6 +696,32 @@ class ThreadOut(BaseModel):
     messages: list[ThreadMessage]
 
 
+class ChangeSide(BaseModel):
+    text: str = Field(description="The passage as the version writes it (untrusted)")
+    location: dict[str, Any] = Field(description="Where it stands: chunk_index, and page, "
+                                                 "heading_path, line_start/line_end or "
+                                                 "location {sheet, rows} as the chunk has")
+
+
+class Change(BaseModel):
+    kind: Literal["added", "removed", "changed"]
+    before: ChangeSide | None = Field(description="In the earlier version (null: added)")
+    after: ChangeSide | None = Field(description="In the later version (null: removed)")
+
+
+class ChangesOut(BaseModel):
+    document_id: str
+    from_version: str | None = Field(alias="from", description="The earlier version (null: "
+                                                                "the later one is the first)")
+    to_version: str = Field(alias="to")
+    complete: bool = Field(description="False where a bound stopped the comparison (20,000 "
+                                       "sentences a side, 5 s)")
+    changes: list[Change] = Field(description="In the later version's order; unchanged "
+                                              "passages are not listed")
+
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
+
+
 class JobStage(BaseModel):
     name: Literal["extracting", "embedding"] = Field(
         description="extracting: reading the file (PDF pages as they are read); embedding: "
