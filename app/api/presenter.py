@@ -60,6 +60,7 @@ def search_query(body: SearchRequest) -> SearchQuery:
                        fusion=body.fusion, versions=body.versions, as_of=body.as_of,
                        diagnose=tuple(body.diagnose), facets=tuple(body.facets or ()),
                        syntax=body.syntax, collapse=body.collapse,
+                       changed_only=body.changed_only,
                        autocut=int(body.autocut))  # true: the first drop
 
 
@@ -77,7 +78,7 @@ def evidence_result(answer: SearchAnswer, *, explain: bool) -> EvidenceResult:
         canonical_metadata=row.canonical_metadata,
         retrieval_contributions=[Contribution(lane=lane, rank=r)  # type: ignore[arg-type]
                                  for lane, r in row.contributions.items()],
-        content_evidence=_content_evidence(row.content, terms, explain),
+        content_evidence=_content_evidence(row.content, terms, explain, row.changes),
         metadata_evidence=_metadata_evidence(row.metadata),
         thread=ThreadRef(**row.thread) if row.thread else None) for row in answer.rows]
     return EvidenceResult(results=rows, meta=Meta(
@@ -120,11 +121,11 @@ def _version_ref(row: AnswerRow) -> DocumentVersionRef:
                               superseded_by=timeline.superseded_by)
 
 
-def _content_evidence(hit: VersionHit | None, terms: frozenset[str],
-                      explain: bool) -> ContentEvidence:
+def _content_evidence(hit: VersionHit | None, terms: frozenset[str], explain: bool,
+                      changes: dict[int, str] | None = None) -> ContentEvidence:
     if hit is None:
         return ContentEvidence(items=[], total=0, truncated=False)
-    return ContentEvidence(items=[_item(c, terms, explain) for c in hit.evidence],
+    return ContentEvidence(items=[_item(c, terms, explain, changes) for c in hit.evidence],
                            total=hit.total, truncated=hit.truncated)
 
 
@@ -141,7 +142,8 @@ def _leaf_item(m: LeafMatch) -> MetadataItem:
                         spans=[LiteralSpan(start=a, end=b, text=text[a:b]) for a, b in m.spans])
 
 
-def _item(c: Candidate, terms: frozenset[str], explain: bool) -> ContentItem:
+def _item(c: Candidate, terms: frozenset[str], explain: bool,
+          changes: dict[int, str] | None = None) -> ContentItem:
     text = c.payload.get(TEXT, "")
     location = chunk_location(c.payload)
     spans = literal_spans(text, terms)
@@ -155,6 +157,7 @@ def _item(c: Candidate, terms: frozenset[str], explain: bool) -> ContentItem:
         line_start=None if location else c.payload.get(LINE_START),
         line_end=None if location else c.payload.get(LINE_END),
         location=TableLocation(**location) if location else None,
+        change=(changes or {}).get(c.chunk_index),
         scores=Scores(entity_rank=c.entity_rank, dense=c.dense_score, dense_rank=c.dense_rank,
                       sparse=c.sparse_score,
                       sparse_rank=c.sparse_rank, fused=c.fused, rerank=c.rerank_score,

@@ -249,6 +249,11 @@ class SearchRequest(BaseModel):
                            "scores, scaled from the first to the last, against a straight line; "
                            "a local maximum of the difference is a drop (meta.autocut says "
                            "where it cut)")
+    changed_only: bool = Field(
+        False, description="Only passages added or changed relative to each version's "
+                           "predecessor (GET /documents/{id}/changes): a version whose "
+                           "matching chunks hold none drops out; evidence says change: added "
+                           "| changed. A first version counts as all added")
     collapse: Literal["none", "thread", "duplicates"] = Field(
         "none", description='"none": one row per Document Version (the contract); "thread": '
                             "the best-ranked message of each e-mail thread, with thread: "
@@ -360,6 +365,9 @@ class ContentItem(BaseModel):
     location: TableLocation | None = Field(
         None, description="A spreadsheet's or CSV's chunk: its sheet and first and last rows "
                           "(additive)")
+    change: Literal["added", "changed"] | None = Field(
+        None, description="With changed_only: whether the chunk holds a passage added or "
+                          "changed relative to the version before (additive)")
     scores: Scores | None = None
 
 

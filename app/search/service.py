@@ -67,6 +67,7 @@ class SearchQuery:
     facets: tuple[str, ...] = ()  # keys to count values of over the ranked versions
     syntax: bool = True  # "phrases" and -exclusions (app/search/query_syntax.py); off: plain
     collapse: str = "none"  # or "thread", "duplicates" (app/search/collapse.py)
+    changed_only: bool = False  # passages added or changed since each version's predecessor
     autocut: int = 0  # stop at the n-th sharp drop of the score (app/search/autocut.py); 0: off
 
 
@@ -81,6 +82,7 @@ class AnswerRow:
     content: VersionHit | None     # with its evidence picked and hydrated
     metadata: MetadataHit | None
     thread: dict[str, Any] | None = None  # collapse "thread": the thread this row stands for
+    changes: dict[int, str] | None = None  # changed_only: chunk index → "added" | "changed"
 
 
 @dataclass(frozen=True)
@@ -208,6 +210,9 @@ class SearchService:
         else:
             ranked = fuse_versions(content_ranks, metadata_ranks, content_scores={
                 key: hit.best.fused for key, hit in by_content.items()})
+        changed: dict[VersionKey, dict[int, str]] = {}
+        if query.changed_only:
+            ranked, changed = self._changed_only(session, client_id, ranked, by_content)
         cut = None
         if query.autocut:
             scores = [_version_score(query.scope, key, lanes, by_content, by_metadata)
@@ -230,6 +235,9 @@ class SearchService:
             t0 = time.perf_counter()
             shown = self.engine.own_chunks(plan, outcome, shown, parsed.phrases)
             timings["evidence"] = round((time.perf_counter() - t0) * 1000, 3)
+        if query.changed_only:  # evidence from the changed chunks only, each marked
+            shown = [only_changed(hit, changed.get((hit.document_id, hit.version_id), {}))
+                     for hit in shown]
         terms = query_terms(words)
         if terms:  # evidence chosen to cover the query's words: the pool's texts first
             shown = self.engine.with_pool_texts(shown)
@@ -270,6 +278,7 @@ class SearchService:
                               versions[key].canonical_metadata if key in versions else {},
                               duplicates.get(key), near.get(key)),
                           thread=groups.get(key, {}).get("thread"),
+                          changes=changed.get(key),
                           version=versions.get(key),
                           contributions=lanes,
                           content=by_content.get(key), metadata=by_metadata.get(key))
@@ -287,6 +296,25 @@ class SearchService:
             autocut=cut,
             searched=sorted({lane.lane for lane in lane_results}, key=LANE_ORDER.index)
             + (["metadata"] if wants_metadata else []))
+
+    def _changed_only(self, session: Session, client_id: str, ranked: list,
+                      by_content: dict[VersionKey, VersionHit]
+                      ) -> tuple[list, dict[VersionKey, dict[int, str]]]:
+        """The ranked versions with a matching chunk that holds a passage added or changed
+        relative to their predecessor, and those chunks' marks (app/version_changes.py)."""
+        from app.version_changes import changed_chunks
+
+        kept, marks = [], {}
+        for key, lanes in ranked[:CHANGED_DEPTH]:
+            hit = by_content.get(key)
+            if hit is None:
+                continue
+            marked = changed_chunks(session, self.engine.store, client_id=client_id,
+                                    document_id=key[0], version_id=key[1])
+            if any(c.chunk_index in marked for c in hit.chunks):
+                kept.append((key, lanes))
+                marks[key] = marked
+        return kept, marks
 
     @staticmethod
     def _collapse(session: Session, client_id: str, ranked: list, mode: str
@@ -333,6 +361,18 @@ class SearchService:
                   "removed_by_phrases": len(keys_before - keys_phrased),
                   "removed_by_exclusions": len(keys_phrased & excluded), "complete": complete}
         return kept_content, kept_metadata, report
+
+
+CHANGED_DEPTH = 200  # versions a changed_only search compares with their predecessors
+
+
+def only_changed(hit: VersionHit, marked: dict[int, str]) -> VersionHit:
+    """A version's matching chunks kept to the changed ones (their marks go to the answer's
+    row: AnswerRow.changes)."""
+    from dataclasses import replace
+
+    chunks = tuple(c for c in hit.chunks if c.chunk_index in marked)
+    return replace(hit, chunks=chunks, evidence=()) if chunks else hit
 
 
 def _version_score(scope: str, key: VersionKey, lanes: Mapping[str, int],

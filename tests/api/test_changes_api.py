@@ -100,3 +100,32 @@ def test_another_client_gets_a_404(svc: Service) -> None:
     other = svc.new_client("changes-other")
     r = _changes(svc, "contract", key=other)
     assert r.status_code == 404 and r.json()["error"]["code"] == "DOCUMENT_NOT_FOUND"
+
+
+def _rows(svc: Service, query: str, **body) -> list[tuple[str, str, list]]:  # type: ignore[no-untyped-def]
+    r = svc.search(query=query, alpha=0.0, changed_only=True, **body)
+    assert r.status_code == 200, r.text
+    return [(row["document_version"]["document_id"], row["document_version"]["version_id"],
+             [(i["change"], i["text"][:30]) for i in row["content_evidence"]["items"]])
+            for row in r.json()["results"]]
+
+
+def test_changed_only_keeps_what_changed_since_the_version_before(svc: Service) -> None:
+    # the audit clause is v3's only change
+    assert _rows(svc, "audit supplier") == [
+        ("contract", "v3", [("added", "The buyer may audit the suppli")])]
+    # v3 did not change the fee; the ledger's current version did
+    assert [r[0] for r in _rows(svc, "annual fee")] == []
+    assert [(d, v, [c for c, _ in items]) for d, v, items in _rows(svc, "fee rent")] == [
+        ("ledger", "v2", ["changed"])]
+    # every published version: v2 of the contract changed the fee
+    everything = _rows(svc, "annual fee", versions="all")
+    assert ("contract", "v2") in [(d, v) for d, v, _ in everything]
+    assert all(items and all(c in ("added", "changed") for c, _ in items)
+               for _, _, items in everything)
+
+
+def test_without_changed_only_items_carry_no_change(svc: Service) -> None:
+    r = svc.search(query="annual fee", alpha=0.0).json()
+    assert r["results"] and all(item["change"] is None for row in r["results"]
+                                for item in row["content_evidence"]["items"])

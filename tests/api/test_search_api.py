@@ -86,7 +86,7 @@ def test_openapi_schema_of_search_names_every_contract_field(svc: Service) -> No
     assert props("SearchRequest") == {"query", "scope", "alpha", "rerank", "filters", "offset",
                                       "limit", "explain", "fusion", "versions", "as_of",
                                       "diagnose", "facets", "syntax", "autocut",
-                                      "collapse"}  # additive: 8
+                                      "collapse", "changed_only"}  # additive: 9
     assert schema["paths"]["/search"]["post"]["responses"]["200"]["content"][
         "application/json"]["schema"]["$ref"].endswith("/EvidenceResult")
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, File, Form, Query, Request, UploadFile
@@ -138,8 +137,6 @@ def get_job(job_id: str, session: SessionDep, client: ClientDep) -> JobOut:
 
 
 VERSION_ID_PATTERN = "^v[0-9]{1,9}$"
-_CHANGES_CACHE: OrderedDict[tuple, tuple[list, bool]] = OrderedDict()
-CHANGES_CACHED = 128  # version pairs: a version never changes once published
 
 
 @router.get("/documents/{document_id}/changes", response_model=ChangesOut,
@@ -154,38 +151,10 @@ def document_changes(
                                                         "current one)")] = None,
 ) -> ChangesOut:
     """What changed between two published versions: passages added, removed and changed,
-    each with where it stands on each side (app/changes.py)."""
-    from app.changes import changes, passages
-    from app.errors import Conflict, NotFound
-    from app.store import ChunkFilter
+    each with where it stands on each side (app/changes.py, app/version_changes.py)."""
+    from app.version_changes import version_changes
 
-    kept = [v for v in docs_registry.versions_of(session, document_pk=document.id)
-            if v.state in ("published", "superseded")]
-    by_id = {v.version_id: v for v in kept}
-    to_id = to_version or document.current_version_id
-    if to_id not in by_id or (from_version is not None and from_version not in by_id):
-        missing = to_id if to_id not in by_id else from_version
-        raise NotFound(f"{document.document_id} has no published version {missing!r}",
-                       code="VERSION_NOT_FOUND", details={"version_id": missing})
-    earlier = [v for v in kept if v.id < by_id[to_id].id]
-    from_id = from_version or (earlier[-1].version_id if earlier else None)
-    # the versions' own rows (and when they were made: a row id can be reused after a delete)
-    key = tuple((v.id, v.created_at.isoformat()) if v else None
-                for v in (by_id.get(from_id or ""), by_id[to_id]))
-    if key not in _CHANGES_CACHE:
-        def read(version_id: str) -> list:
-            hits = runtime.store.scroll(ChunkFilter(
-                client_id=document.client_id, searchable_only=False,
-                document_ids=(document.document_id,), version_ids=(version_id,)))
-            if not hits and by_id[version_id].chunk_count:
-                raise Conflict(f"the text of {version_id} is no longer kept (older versions "
-                               "are removed past EVIDENCE_INGEST__KEEP_SUPERSEDED)",
-                               code="VERSION_TEXT_GONE", details={"version_id": version_id})
-            return passages([h.payload for h in hits])
-
-        _CHANGES_CACHE[key] = changes(read(from_id) if from_id else [], read(to_id))
-        while len(_CHANGES_CACHE) > CHANGES_CACHED:
-            _CHANGES_CACHE.popitem(last=False)
-    found, complete = _CHANGES_CACHE[key]
+    from_id, to_id, found, complete = version_changes(
+        session, runtime.store, document, from_version=from_version, to_version=to_version)
     return ChangesOut(document_id=document.document_id, from_version=from_id,
                       to_version=to_id, complete=complete, changes=found)
