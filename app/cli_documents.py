@@ -249,3 +249,63 @@ def print_thread(console: Console, thread: dict[str, Any]) -> None:
         console.print(head)
         console.print(indented(Text(f"{message.get('from') or '?'} · "
                                     f"{message.get('subject') or '(no subject)'}"), 5))
+
+
+def show_changes(settings: Settings, api_key: str | None, server: str | None,
+                 document_id: str, from_version: str | None,
+                 to_version: str | None) -> dict[str, Any]:
+    """GET /documents/{id}/changes (its engine read needs the server while one runs)."""
+    params = {k: v for k, v in (("from", from_version), ("to", to_version)) if v}
+    if server:
+        from urllib.parse import quote
+
+        return server_call(settings, api_key, server, "GET",
+                           f"/documents/{quote(document_id, safe='')}/changes", params=params)
+    from app.api.schemas import ChangesOut
+    from app.errors import StoreLocked
+    from app.models.manifest import Manifest
+    from app.store import open_store
+    from app.version_changes import version_changes
+
+    manifest = Manifest.load(settings.models.dir)
+    try:
+        store = open_store(settings.qdrant, dense_model=manifest.dense.model
+                           if manifest.dense else "none", dense_dim=manifest.dense_dim)
+    except StoreLocked:  # a running server holds the engine: ask it
+        return show_changes(settings, api_key, settings.server_url, document_id, from_version,
+                            to_version)
+    try:
+        from app.registry import documents as docs_registry
+
+        with _registry(settings, api_key) as (session, client_id):
+            document = docs_registry.get_document(session, client_id=client_id,
+                                                  document_id=document_id)
+            from_id, to_id, found, complete = version_changes(
+                session, store, document, from_version=from_version, to_version=to_version)
+            return ChangesOut(document_id=document_id, from_version=from_id, to_version=to_id,
+                              complete=complete, changes=found).model_dump(mode="json",
+                                                                           by_alias=True)
+    finally:
+        store.close()
+
+
+def print_changes(console: Console, answer: dict[str, Any]) -> None:
+    console.print(Text(f"{answer['document_id']}: {answer['from'] or '(nothing)'} → "
+                       f"{answer['to']}, {_plural(len(answer['changes']), 'change')}"
+                       + ("" if answer["complete"] else " (stopped at a bound)"),
+                       style="bold"))
+    marks = {"added": ("+", "green"), "removed": ("-", "red"), "changed": ("~", "yellow")}
+    for change in answer["changes"]:
+        mark, style = marks[change["kind"]]
+        for side, prefix in (("before", "-"), ("after", "+")):
+            if change[side] is None:
+                continue
+            where = change[side]["location"]
+            place = (f"p.{where['page']}" if where.get("page") else
+                     f"lines {where['line_start']}-{where['line_end']}"
+                     if where.get("line_start") else "")
+            line = Text(f"{mark if change['kind'] != 'changed' else prefix} ", style=style)
+            line.append(change[side]["text"])
+            if place:
+                line.append(f"  ({place})", style="dim")
+            console.print(line)

@@ -368,3 +368,28 @@ def test_a_thread_through_the_cli(narrow: CliRunner, server: LiveServer, tmp_pat
     assert "  1. original.eml  2024-07-01T09:00" in out and "↳ original.eml" in out
     code, out = _run(narrow, server, "threads", "show", "th-0000000000000000")
     assert code != 0 and "THREAD_NOT_FOUND" in out
+
+
+def test_what_changed_between_versions_through_the_cli(narrow: CliRunner, server: LiveServer,
+                                                        tmp_path: Path) -> None:
+    import httpx
+
+    for text in ("The annual fee is 12,000 EUR. Notice is three months.",
+                 "The annual fee is 24,000 EUR. Notice is three months. Audits are yearly."):
+        r = httpx.post(f"{server.url}/documents", headers={"X-API-Key": server.keys["acme"]},
+                       files={"file": ("fees.txt", text.encode())},
+                       data={"document_id": "fees"})
+        assert r.status_code == 202, r.text
+        server_job = r.json()["job_id"]
+        for _ in range(200):
+            job = httpx.get(f"{server.url}/jobs/{server_job}",
+                            headers={"X-API-Key": server.keys["acme"]}).json()
+            if job["status"] in ("succeeded", "failed"):
+                break
+            __import__("time").sleep(0.05)
+    code, out = _run(narrow, server, "documents", "changes", "fees")
+    assert code == 0, out
+    _lines_fit(out)
+    assert "fees: v1 → v2, 2 changes" in out
+    assert "- The annual fee is 12,000 EUR." in out and "+ The annual fee is 24,000 EUR." in out
+    assert "+ Audits are yearly." in out

@@ -176,6 +176,24 @@ def documents_show(
           as_json)
 
 
+@documents_app.command("changes")
+def documents_changes(
+    document_id: Annotated[str, typer.Argument(help="the document's id")],
+    from_version: Annotated[str | None, typer.Option(
+        "--from", help="the earlier version (default: the one before --to)")] = None,
+    to_version: Annotated[str | None, typer.Option(
+        "--to", help="the later version (default: the current one)")] = None,
+    as_json: JsonOption = False,
+    api_key: ApiKeyOption = None,
+    server: ServerOption = None,
+) -> None:
+    """What changed between two versions, like GET /documents/{id}/changes."""
+    from app.cli_documents import print_changes, show_changes
+
+    _show(lambda: show_changes(get_settings(), api_key, server, document_id, from_version,
+                               to_version), print_changes, as_json)
+
+
 @jobs_app.command("show")
 def jobs_show(
     job_id: Annotated[str, typer.Argument(help="the job id an upload answered with")],
