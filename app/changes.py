@@ -25,6 +25,7 @@ from app.store.payload import (
     CHAR_END,
     CHAR_START,
     CHUNK_INDEX,
+    COLUMNS_LABEL,
     HEADING_PATH,
     LINE_END,
     LINE_START,
@@ -36,7 +37,6 @@ from app.store.payload import (
 MAX_SENTENCES = 20_000
 MAX_SECONDS = 5.0
 SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+[\"')\]]*|\n|$)")
-COLUMNS_LABEL = "Columns: "  # a table chunk's header line (ingest/extract/sheets.py): not text
 
 
 @dataclass(frozen=True)

@@ -196,12 +196,13 @@ def entity_keys(groups: Mapping[str, Sequence[str]]) -> list[str]:
     return list(dict.fromkeys(keys))
 
 
-def query_entities(query: str) -> list[tuple[str, str]]:
-    """(the span as written, its key) of each amount, day and id the query names."""
+def query_entities(query: str, identifiers: bool = True) -> list[tuple[str, str]]:
+    """(the span as written, its key) of each amount, day and id the query names;
+    ``identifiers=False`` leaves out the validated ones (app/identifiers.py)."""
     from app.identifiers import find_identifiers
 
     found: list[tuple[str, str]] = [(query[i.start:i.end], i.key)
-                                    for i in find_identifiers(query)]
+                                    for i in find_identifiers(query)] if identifiers else []
     for pattern, keyer in ((MONEY_SPAN, money_key), (DATE_SPAN, date_key), (ID_SPAN, id_key)):
         for match in pattern.finditer(query):
             key = keyer(match.group(0))
@@ -215,5 +216,8 @@ def query_entity_keys(query: str) -> list[str]:
 
 
 def keys_in(texts: Iterable[str]) -> list[str]:
-    """Keys found in free text by the query's own patterns (rules for documents spaCy misses)."""
-    return list(dict.fromkeys(k for t in texts for k in query_entity_keys(t)))
+    """Keys found in free text by the query's own patterns (rules for documents spaCy misses).
+    Not the validated identifiers: a chunk's rules (ingest/entities.rule_entities) found them
+    already, with these very keys — scanning again cost a second pass per chunk."""
+    return list(dict.fromkeys(key for t in texts
+                              for _, key in query_entities(t, identifiers=False)))

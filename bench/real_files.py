@@ -57,28 +57,6 @@ def gather(target: Path) -> None:
     print(f"{copied} files in {target}")
 
 
-def _tree_rss_mb(pid: int) -> float:
-    """Resident memory of a process and all its descendants (children of children too)."""
-    seen, todo, total = set(), [pid], 0
-    while todo:
-        current = todo.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        for children in Path(f"/proc/{current}/task").glob("*/children"):
-            try:
-                todo += [int(c) for c in children.read_text().split()]
-            except OSError:
-                pass
-        try:
-            for line in Path(f"/proc/{current}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1])
-        except OSError:
-            pass
-    return total / 1024
-
-
 def run(folder: Path, port: int, idle_s: float) -> None:
     from bench.common import machine
     from bench.serving import serve
@@ -93,11 +71,11 @@ def run(folder: Path, port: int, idle_s: float) -> None:
 
         def sample() -> None:
             while not stop.is_set():
-                peak[0] = max(peak[0], _tree_rss_mb(served.process.pid))
+                peak[0] = max(peak[0], served.rss_mb())
                 time.sleep(0.2)
 
         time.sleep(idle_s)
-        idle_before = _tree_rss_mb(served.process.pid)
+        idle_before = served.rss_mb()
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
         with httpx.Client(base_url=served.url, headers=served.headers, timeout=600) as http:
@@ -118,7 +96,7 @@ def run(folder: Path, port: int, idle_s: float) -> None:
                     row["failed"][job.get("error_code") or "?"] += 1
         stop.set()
         time.sleep(idle_s)
-        idle_after = _tree_rss_mb(served.process.pid)
+        idle_after = served.rss_mb()
     print(f"{len(files)} files from {folder}; {machine()}\n")
     print("| format | tried | refused at upload | published | failed (code) | s/file median |")
     print("|---|---|---|---|---|---|")

@@ -31,15 +31,19 @@ class Served:
         return {"X-API-Key": self.key}
 
     def rss_mb(self) -> float:
-        """Resident memory of the server and its children (the ingestion child)."""
-        pids = [str(self.process.pid)]
-        for children in Path(f"/proc/{self.process.pid}/task").glob("*/children"):
-            try:  # every thread's children: the pool's process is started by the worker's
-                pids += children.read_text().split()
-            except OSError:
-                pass
-        total = 0
-        for pid in pids:
+        """Resident memory of the server and every descendant (the workers' children and any
+        child those start)."""
+        seen, todo, total = set(), [self.process.pid], 0
+        while todo:
+            pid = todo.pop()
+            if pid in seen:
+                continue
+            seen.add(pid)
+            for children in Path(f"/proc/{pid}/task").glob("*/children"):
+                try:  # every thread's children: the pool's process is started by the worker's
+                    todo += [int(c) for c in children.read_text().split()]
+                except OSError:
+                    pass
             try:
                 for line in Path(f"/proc/{pid}/status").read_text().splitlines():
                     if line.startswith("VmRSS:"):

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from app.entity_values import DATE_SPAN, MONEY_SPAN, currency_in_header, date_key, money_key
 from app.identifiers import find_identifiers
-from ingest.extract.sheets import COLUMN_SEPARATOR, COLUMNS_LABEL
+from app.store.payload import COLUMN_SEPARATOR, COLUMNS_LABEL
 
 LABEL_GROUPS = {
     "PERSON": "persons", "ORG": "organizations", "DATE": "dates_times", "TIME": "dates_times",
@@ -89,7 +89,7 @@ def table_rows(text: str) -> Iterator[list[tuple[str, str]]]:
             yield named
 
 
-def table_money(text: str) -> list[tuple[str, Span]]:
+def table_money(text: str) -> list[str]:
     """Amounts in table cells: a number under a header naming a currency (``Debit (EUR)``,
     ``Amount USD``, ``€``: a symbol or an ISO code in capitals), or under an amount header
     (``Amount``, ``Debit``…) in a row whose currency column names one. A zero is an empty
@@ -105,7 +105,7 @@ def table_money(text: str) -> list[tuple[str, Span]]:
             currency = currency_in_header(header) or (
                 row_currency if AMOUNT_COLUMN.search(header) else None)
             if currency:
-                found.append((f"{currency} {value}", (0, 0)))
+                found.append(f"{currency} {value}")
     return found
 
 
@@ -135,7 +135,7 @@ def rule_entities(text: str) -> tuple[Entities, list[Span]]:
         if free(m.start(), m.end()) and date_key(m.group(0)):
             _add(found, "dates_times", m.group(0))
             spans.append(m.span())
-    for value, _ in table_money(text):
+    for value in table_money(text):
         _add(found, "monetary_amounts", value)
     for m in ACCOUNT_TYPE.finditer(text):
         _add(found, "account_types", m.group(1).lower())
@@ -153,7 +153,6 @@ TITLE_WORDS = ("chairman", "chairwoman", "chairperson", "president", "director",
 FORM_LABELS = ("IBAN", "BIC", "SWIFT", "VAT", "Email", "E-mail", "Phone", "Tel", "Fax", "Debit",
                "Credit", "Balance", "Amount", "Total", "Subtotal", "Invoice", "Ref", "Subject",
                "Attn")
-NOT_A_GROUP = ("CURRENCY", "JOB_TITLE", "FORM_LABEL")
 SPAN_EDGES = " \t|·:;,"  # a table's separators the small model takes into a span
 # Legal and trade forms that end an organisation's name
 ORG_ENDINGS = frozenset(

@@ -31,6 +31,7 @@ from app.errors import ExtractionError, ServiceError
 from app.leaves import EntityUnion, leaves_of
 from app.limits import display_text
 from app.metadata import completed_metadata
+from app.near_duplicates import bands as near_bands
 from app.registry import bm25_stats, discovery, jobs, threads
 from app.registry import documents as docs_registry
 from app.registry import near_duplicates as near_registry
@@ -46,7 +47,6 @@ from app.uploads import accept_upload, check_file, document_id_for
 from ingest.chunking import Chunk
 from ingest.embedding import EmbeddedBatch
 from ingest.extract.types import Attachment
-from ingest.near_duplicates import bands as near_bands
 from ingest.processing import (
     ExtractionDetached,
     PendingExtraction,

@@ -32,11 +32,11 @@ from typing import Any, Protocol
 from app.errors import ExtractionError, ServiceError
 from app.lifeline import bind_to_parent, in_spawner_thread
 from app.limits import OcrBounds
+from app.near_duplicates import signature
 from ingest.chunking import Chunk, Chunker
 from ingest.embedding import BatchEmbedder, EmbeddedBatch
 from ingest.extract import extract
 from ingest.extract.types import Attachment
-from ingest.near_duplicates import signature
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ class Prepared:
     seconds: dict[str, float] = field(default_factory=dict, compare=False)  # metrics
     quality: dict[str, Any] = field(default_factory=dict)  # canonical_metadata.quality's facts
     attachments: list[Attachment] = field(default_factory=list, compare=False)  # an e-mail's
-    # its MinHash signature (ingest/near_duplicates.py), made here, in the child
+    # its MinHash signature (app/near_duplicates.py), made here, in the child
     minhash: list[int] | None = None
 
 

@@ -403,6 +403,15 @@ def facet_rows(session: Session, *, client_id: str, keys: Collection[VersionKey]
             for d, v, kind, source, meta, ents in session.execute(stmt) if (d, v) in wanted]
 
 
+def current_versions(stmt: Select, *, client_id: str) -> Select:
+    """A statement over documents joined to their current, published versions, narrowed to the
+    client's: what entity pages, threads and duplicates read."""
+    return (stmt.join(DocumentVersion, and_(
+        DocumentVersion.document_pk == Document.id,
+        DocumentVersion.version_id == Document.current_version_id))
+        .where(Document.client_id == client_id, DocumentVersion.state == "published"))
+
+
 def text_hashes(session: Session, *, client_id: str, keys: Collection[VersionKey]
                 ) -> dict[VersionKey, str | None]:
     """{version: its text hash} (None: no text, e.g. a photo without words)."""
@@ -424,12 +433,9 @@ def exact_duplicates(session: Session, *, client_id: str, keys: Collection[Versi
     if not hashes:
         return {}
     holders: dict[str, list[str]] = {}
-    for document_id, digest in session.execute(
-            select(Document.document_id, DocumentVersion.text_sha256)
-            .join(DocumentVersion, and_(DocumentVersion.document_pk == Document.id,
-                                        DocumentVersion.version_id == Document.current_version_id))
-            .where(Document.client_id == client_id, DocumentVersion.state == "published",
-                   DocumentVersion.text_sha256.in_(set(hashes.values())))
+    for document_id, digest in session.execute(current_versions(
+            select(Document.document_id, DocumentVersion.text_sha256), client_id=client_id)
+            .where(DocumentVersion.text_sha256.in_(set(hashes.values())))
             .order_by(Document.document_id)):
         holders.setdefault(digest, []).append(document_id)
     return {key: [d for d in holders.get(digest, []) if d != key[0]]
@@ -438,14 +444,12 @@ def exact_duplicates(session: Session, *, client_id: str, keys: Collection[Versi
 
 def current_entity_rows(session: Session, *, client_id: str) -> Iterator[VersionEntities]:
     """The client's current published versions with their entities (entity pages), streamed."""
-    stmt = (select(Document.document_id, DocumentVersion.version_id, DocumentVersion.filename,
-                   DocumentVersion.canonical_metadata, DocumentVersion.entities,
-                   DocumentVersion.entity_mentions)
-            .join(DocumentVersion, and_(DocumentVersion.document_pk == Document.id,
-                                        DocumentVersion.version_id == Document.current_version_id))
-            .where(Document.client_id == client_id, DocumentVersion.state == "published",
-                   DocumentVersion.entities.is_not(None))
-            .order_by(Document.id).execution_options(yield_per=500))
+    stmt = (current_versions(
+        select(Document.document_id, DocumentVersion.version_id, DocumentVersion.filename,
+               DocumentVersion.canonical_metadata, DocumentVersion.entities,
+               DocumentVersion.entity_mentions), client_id=client_id)
+        .where(DocumentVersion.entities.is_not(None))
+        .order_by(Document.id).execution_options(yield_per=500))
     for document_id, version_id, filename, meta, entities, mentions in session.execute(stmt):
         title = ((meta or {}).get("document") or {}).get("title")
         yield VersionEntities(document_id, version_id, title if isinstance(title, str) else None,

@@ -1,4 +1,4 @@
-"""Near duplicates in the registry: each published version's LSH bands (ingest/near_duplicates.py
+"""Near duplicates in the registry: each published version's LSH bands (app/near_duplicates.py
 makes them), and the current versions of the same client that share one and whose signatures
 agree at the threshold. Reported, never collapsed (a contract with one number changed is another
 contract)."""
@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from sqlalchemy import and_, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.near_duplicates import NEAR_THRESHOLD, similarity
+from app.registry.documents import current_versions
 from app.registry.tables import Document, DocumentVersion, NearBand
 
 VersionKey = tuple[str, str]
@@ -26,8 +28,6 @@ def near_duplicates(session: Session, *, client_id: str, keys: Collection[Versio
     """{version: [{"document_id", "similarity"}, …]} of the given versions: other documents'
     current versions at or over the threshold, most similar first; exact duplicates (the same
     text) are not repeated here."""
-    from ingest.near_duplicates import NEAR_THRESHOLD, similarity
-
     if not keys:
         return {}
     wanted = set(keys)
@@ -41,17 +41,16 @@ def near_duplicates(session: Session, *, client_id: str, keys: Collection[Versio
         if (d, v) in wanted and sig}
     found: dict[VersionKey, list[dict]] = {}
     for key, (pk, sig, text) in mine.items():
-        mine_bands = select(NearBand.band, NearBand.digest).where(NearBand.version_pk == pk)
-        candidates = session.execute(
-            select(Document.document_id, DocumentVersion.minhash, DocumentVersion.text_sha256)
-            .join(DocumentVersion, and_(DocumentVersion.document_pk == Document.id,
-                                        DocumentVersion.version_id == Document.current_version_id))
+        mine_bands = session.execute(
+            select(NearBand.band, NearBand.digest).where(NearBand.version_pk == pk)).all()
+        candidates = session.execute(current_versions(
+            select(Document.document_id, DocumentVersion.minhash, DocumentVersion.text_sha256),
+            client_id=client_id)
             .join(NearBand, NearBand.version_pk == DocumentVersion.id)
-            .where(NearBand.client_id == client_id, Document.client_id == client_id,
-                   DocumentVersion.id != pk, Document.document_id != key[0],
-                   DocumentVersion.state == "published",
-                   NearBand.band.in_([b for b, _ in session.execute(mine_bands)]),
-                   NearBand.digest.in_([d for _, d in session.execute(mine_bands)]))
+            .where(NearBand.client_id == client_id, DocumentVersion.id != pk,
+                   Document.document_id != key[0],
+                   NearBand.band.in_({b for b, _ in mine_bands}),
+                   NearBand.digest.in_({d for _, d in mine_bands}))
             .distinct())
         near = {}
         for document_id, other, other_text in candidates:

@@ -15,10 +15,11 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.errors import NotFound
+from app.registry.documents import current_versions
 from app.registry.tables import Document, DocumentVersion
 
 MAIL_KINDS = ("eml", "msg")
@@ -29,12 +30,9 @@ SCAN_LIMIT = 20_000  # current e-mail versions read per lookup, newest first
 def _mail(session: Session, client_id: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
     """(document id, version id, canonical metadata's document group) of the client's current
     e-mail versions, newest first."""
-    stmt = (select(Document.document_id, DocumentVersion.version_id,
-                   DocumentVersion.canonical_metadata)
-            .join(DocumentVersion, and_(DocumentVersion.document_pk == Document.id,
-                                        DocumentVersion.version_id == Document.current_version_id))
-            .where(Document.client_id == client_id, Document.kind.in_(MAIL_KINDS),
-                   DocumentVersion.state == "published")
+    stmt = (current_versions(select(Document.document_id, DocumentVersion.version_id,
+                                    DocumentVersion.canonical_metadata), client_id=client_id)
+            .where(Document.kind.in_(MAIL_KINDS))
             .order_by(DocumentVersion.id.desc()).limit(SCAN_LIMIT)
             .execution_options(yield_per=500))
     for document_id, version_id, meta in session.execute(stmt):

@@ -22,8 +22,11 @@ TEXT, TITLE, HEADING_PATH, PAGE = "text", "title", "heading_path", "page"
 LINE_START, LINE_END, CHAR_START, CHAR_END = "line_start", "line_end", "char_start", "char_end"
 KIND, SOURCE, ENTITIES, VISIBILITY = "kind", "source", "entities", "visibility"
 META, META_BOOL = "meta", "meta_bool"
-# A chunk of table rows: its sheet (None: a CSV) and, as line_start … line_end, its rows
+# A chunk of table rows: its sheet (None: a CSV) and, as line_start … line_end, its rows.
+# Its text: the header once ("Columns: Date | Amount"), then a row a line, cells in column
+# order (ingest/extract/sheets.py writes it; entities and changes read it)
 SHEET, ROWS = "sheet", "rows"
+COLUMNS_LABEL, COLUMN_SEPARATOR = "Columns: ", " | "
 # The chunk's entities in one form (app/entity_values.py): the entity lane matches on these
 ENTITY_KEYS = "entity_keys"
 

@@ -21,14 +21,13 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from app.errors import ExtractionError
+from app.store.payload import COLUMN_SEPARATOR, COLUMNS_LABEL  # " | ", as DOCX and HTML tables
 from ingest.extract.docx import check_unzipped_size
 from ingest.extract.types import Block, ExtractedText, decode_text
 
 MAX_CELLS = 1_000_000  # non-empty cells read per document
 MAX_SHEETS = 100
 MAX_CELL_CHARS = 2000  # a longer cell is cut: rows stay readable and chunks whole
-COLUMN_SEPARATOR = " | "  # as DOCX and HTML tables read
-COLUMNS_LABEL = "Columns: "
 NAMED_SEPARATOR = " · "  # a sparse row's cells, each named: "column XFD: far 3"
 MAX_EMPTY_PLACES = 8
 
