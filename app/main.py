@@ -22,11 +22,21 @@ from app.api.deps import reject_unknown_query_params
 from app.api.errors import install_error_handlers
 from app.api.guard import DOCS_ASSETS, CatchAll, Gate
 from app.api.observe import Observe
-from app.api.routes import clients, documents, entities, health, search, threads
+from app.api.presenter import watch_evidence
+from app.api.routes import (
+    clients,
+    documents,
+    entities,
+    health,
+    search,
+    threads,
+    watches,
+)
 from app.runtime import INITIAL_KEY_FILE, Runtime, build_runtime, ensure_first_client
 from app.search.pipeline import SearchEngine
 from app.search.service import SearchService
 from app.settings import Settings
+from app.watches.runner import WatchRunner
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +85,15 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
             thread = threading.Thread(target=pool.run_forever, args=(stop,),
                                       name="ingest-workers", daemon=True)
             thread.start()
+        # Every serving process evaluates watches (the registry's claims keep each event
+        # single); tests that drive the worker drive the runner too (run_once).
+        runner = app.state.watch_runner = WatchRunner(
+            rt.sessions, app.state.search_service, settings.watch, watch_evidence)
+        watch_thread = None
+        if start_worker is not False:
+            watch_thread = threading.Thread(target=runner.run_forever, args=(stop,),
+                                            name="watch-runner", daemon=True)
+            watch_thread.start()
         try:
             yield
         finally:
@@ -83,6 +102,9 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
                 app.state.wake_worker()
                 thread.join(timeout=60)
                 pool.close()
+            if watch_thread is not None:
+                watch_thread.join(timeout=settings.watch.timeout_s + 5)
+            runner.close()
             metrics.remove(collector)
             if runtime is None:
                 rt.close()
@@ -104,7 +126,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
                        + limits.multipart_margin_bytes)
     app.add_middleware(CatchAll)
     app.add_middleware(Observe)  # outermost: the request id covers everything, 500s too
-    for module in (documents, search, entities, threads, clients, health):
+    for module in (documents, search, entities, threads, watches, clients, health):
         app.include_router(module.router, dependencies=[Depends(reject_unknown_query_params)])
     mount_console(app)
     return app

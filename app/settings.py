@@ -204,6 +204,26 @@ class LimitSettings(_Group):
                               total_bytes=self.metadata_bytes)
 
 
+class WatchSettings(_Group):
+    """Standing queries (app/watches/): their bounds, and where their webhooks may go.
+
+    ``webhook_hosts``: comma-separated host names or ``host:port`` pairs an operator allows
+    webhooks to (default none: a watch with a webhook_url is refused) — never the private
+    network or a cloud metadata service unless named here."""
+
+    webhook_hosts: str = ""
+    max_per_client: int = Field(100, ge=1, le=10_000)
+    max_matches: int = Field(1000, ge=10, le=1_000_000)  # kept per watch, the oldest dropped
+    poll_s: float = Field(1.0, gt=0, le=60)
+    timeout_s: float = Field(5.0, gt=0, le=60)  # one webhook POST
+    max_attempts: int = Field(6, ge=1, le=20)
+    backoff_base_s: float = Field(2.0, ge=0, le=3600)  # doubled each attempt, capped at 1 h
+    delivery_threads: int = Field(4, ge=1, le=32)
+
+    def allowed_hosts(self) -> frozenset[str]:
+        return frozenset(h.strip().lower() for h in self.webhook_hosts.split(",") if h.strip())
+
+
 class LogSettings(_Group):
     """Log lines on stderr: ``json`` (one object a line) or ``text``."""
 
@@ -232,6 +252,7 @@ class Settings(BaseSettings):
     search: SearchSettings = SearchSettings()
     ingest: IngestSettings = IngestSettings()
     limits: LimitSettings = LimitSettings()
+    watch: WatchSettings = WatchSettings()
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     log: LogSettings = LogSettings()
 

@@ -35,6 +35,7 @@ from app.near_duplicates import bands as near_bands
 from app.registry import bm25_stats, discovery, jobs, threads
 from app.registry import documents as docs_registry
 from app.registry import near_duplicates as near_registry
+from app.registry import watches as watches_registry
 from app.registry.database import transaction
 from app.registry.jobs import ClaimedJob
 from app.registry.tables import Document, DocumentVersion, IngestionJob
@@ -416,6 +417,7 @@ def publish(deps: IngestDeps, job: ClaimedJob, loaded: Loaded, done: Progress, *
                                     bands=near_bands(minhash))
         version.entity_mentions = done.entities.mentions
         version.term_df = dict(sorted(done.term_df.items(), key=lambda kv: int(kv[0])))
+        first_publication = version.published_at is None  # a re-index publishes again
         became_current, previous = docs_registry.mark_published(
             s, version=version, chunk_count=chunk_count, canonical_metadata=metadata)
         if became_current:  # the client's BM25 statistics follow what is searchable
@@ -427,6 +429,8 @@ def publish(deps: IngestDeps, job: ClaimedJob, loaded: Loaded, done: Progress, *
                 discovery.index_version(s, client_id=job.client_id, version=version)
             if previous is not None:
                 discovery.drop_version(s, version=previous)
+        if became_current and first_publication:  # for the client's watches (app/watches/)
+            watches_registry.note_publication(s, client_id=job.client_id, version=version)
         if became_current and (attachments or loaded.kind in ("eml", "msg")):
             _register_attachments(deps, s, job, loaded, version, attachments or [])
         # Flip visibility (and write the timeline) in the store before the registry commits:

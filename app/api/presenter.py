@@ -202,3 +202,11 @@ def job_out(job: IngestionJob, document_id: str, version_id: str) -> JobOut:
                   document_id=document_id, version_id=version_id,
                   created_at=job.created_at, started_at=job.started_at,
                   finished_at=job.finished_at)
+
+
+def watch_evidence(answer: SearchAnswer) -> dict[str, Any]:
+    """A watch match's evidence: what POST /search cites for the answer's first row, as JSON
+    (the watch runner records it; app/watches/runner.py)."""
+    row = evidence_result(answer, explain=False).results[0]
+    return {"content": [item.model_dump(mode="json") for item in row.content_evidence.items],
+            "metadata": [item.model_dump(mode="json") for item in row.metadata_evidence.items]}

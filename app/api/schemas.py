@@ -191,10 +191,11 @@ def _integral(value: object) -> object:
 JsonInteger = Annotated[int, BeforeValidator(_integral)]
 
 
-class SearchRequest(BaseModel):
-    # strict: `alpha: true` or `"0.5"`, `rerank: "yes"` are 422s, never quietly converted
-    model_config = ConfigDict(extra="forbid", strict=True,
-                              json_schema_extra={"examples": [CONTRACT_REQUEST_EXAMPLE]})
+class SearchTerms(BaseModel):
+    """What a search asks — query, scope, alpha, filters — as POST /search and a watch
+    (POST /watches) both take it."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     query: str = Field(..., min_length=1, max_length=MAX_QUERY_CHARS, pattern=r"\S",
                        description="Free text with at least one non-blank character; only "
@@ -203,12 +204,6 @@ class SearchRequest(BaseModel):
         Scope.content, description="content | metadata | both (case-insensitive)")
     alpha: float | None = Field(None, ge=0.0, le=1.0,
                                 description="Dense weight; default HYBRID_ALPHA (0.5)")
-    rerank: bool = Field(False, description="Rerank the fused window with the cross-encoder")
-    fusion: Annotated[Fusion | None, Field(strict=False)] = Field(  # JSON strings, as scope
-        None, description="How the lanes are fused: rank (the contract's weighted reciprocal "
-                          "rank, the default unless EVIDENCE_SEARCH__FUSION says otherwise), "
-                          "dbsf (each lane's scores scaled to its mean ± 3σ) or relative_score "
-                          "(min-max)")
     # Nullable on purpose: a generated client (openapi-python-client) then passes a plain dict
     # through as it is, where a plain object type would demand its generated model class.
     filters: dict[str, FilterValue] | None = Field(
@@ -218,6 +213,33 @@ class SearchRequest(BaseModel):
                     "a dotted metadata key (custom.project, entities.persons) → a value or a "
                     "list of values (any of). They narrow the candidates, never the rank. "
                     "null: none.")
+
+    @field_validator("query")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("query must not be empty or whitespace")
+        if not is_valid_utf8(value):
+            raise ValueError("query is not valid UTF-8 (a lone surrogate such as \\ud800)")
+        return value
+
+    @field_validator("scope", mode="before")
+    @classmethod
+    def _scope(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
+
+
+class SearchRequest(SearchTerms):
+    # strict: `alpha: true` or `"0.5"`, `rerank: "yes"` are 422s, never quietly converted
+    model_config = ConfigDict(extra="forbid", strict=True,
+                              json_schema_extra={"examples": [CONTRACT_REQUEST_EXAMPLE]})
+
+    rerank: bool = Field(False, description="Rerank the fused window with the cross-encoder")
+    fusion: Annotated[Fusion | None, Field(strict=False)] = Field(  # JSON strings, as scope
+        None, description="How the lanes are fused: rank (the contract's weighted reciprocal "
+                          "rank, the default unless EVIDENCE_SEARCH__FUSION says otherwise), "
+                          "dbsf (each lane's scores scaled to its mean ± 3σ) or relative_score "
+                          "(min-max)")
     versions: Annotated[Versions, Field(strict=False)] = Field(
         Versions.current, description="current (default): each document's current version; "
                                       "all: every published version, superseded ones too")
@@ -266,15 +288,6 @@ class SearchRequest(BaseModel):
                                            "a dash inside a token, PO-2231, is no exclusion); "
                                            "false: every character a plain word, as seed 002")
 
-    @field_validator("query")
-    @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("query must not be empty or whitespace")
-        if not is_valid_utf8(value):
-            raise ValueError("query is not valid UTF-8 (a lone surrogate such as \\ud800)")
-        return value
-
     @field_validator("as_of", mode="before")
     @classmethod
     def _rfc3339_text(cls, value: object) -> object:
@@ -288,11 +301,6 @@ class SearchRequest(BaseModel):
         if value is not None and value.utcoffset() is None:
             raise ValueError("as_of needs its UTC offset (RFC 3339), e.g. 2026-03-31T12:00:00Z")
         return value
-
-    @field_validator("scope", mode="before")
-    @classmethod
-    def _scope(cls, value: object) -> object:
-        return value.strip().lower() if isinstance(value, str) else value
 
 
 class DocumentVersionRef(BaseModel):
@@ -837,3 +845,63 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
              503: "A model or the engine is unavailable"}
     return {status: {"model": ErrorResponse, "description": words[status]}
             for status in statuses}
+
+
+# ---- watches: standing queries (issue 36) ---------------------------------------------------
+
+class WatchCreate(SearchTerms):
+    """POST /watches: a search to run against every version published from now on."""
+
+    name: str | None = Field(None, max_length=200, description="A label of your own")
+    webhook_url: str | None = Field(
+        None, max_length=2000,
+        description="Each match is POSTed here as JSON, signed: X-Evidence-Signature: "
+                    "sha256=<hex HMAC-SHA256 of the body with the watch's secret>. Only hosts "
+                    "the operator allows (EVIDENCE_WATCH__WEBHOOK_HOSTS); any other is a 422",
+        examples=["https://hooks.example.org/evidence"])
+
+
+class WatchOut(BaseModel):
+    watch_id: str
+    name: str | None = None
+    query: str
+    scope: str
+    alpha: float | None = None
+    filters: dict[str, Any] = Field(default_factory=dict)
+    webhook_url: str | None = None
+    created_at: datetime
+    matches: int = Field(description="Matches kept (the oldest beyond "
+                                     "EVIDENCE_WATCH__MAX_MATCHES are dropped)")
+    matches_ever: int = Field(description="Matches recorded since the watch was made")
+    secret: str | None = Field(None, description="The webhook signing secret: in the creation "
+                                                 "answer only, keep it")
+
+
+class WatchList(BaseModel):
+    items: list[WatchOut]
+
+
+class WatchDelivery(BaseModel):
+    state: Literal["pending", "delivered", "failed"]
+    attempts: int
+    delivered_at: datetime | None = None
+    next_attempt_at: datetime | None = None
+    last_error: str | None = None
+
+
+class WatchMatchOut(BaseModel):
+    document_id: str
+    version_id: str
+    matched_at: datetime
+    evidence: list[ContentItem] = Field(description="The content evidence the watch's search "
+                                                    "cited for this version")
+    metadata_evidence: list[MetadataItem] = Field(default_factory=list)
+    delivery: WatchDelivery | None = Field(None, description="Its webhook delivery (a watch "
+                                                             "with a webhook_url only)")
+
+
+class WatchMatches(BaseModel):
+    items: list[WatchMatchOut]
+    next_cursor: str = Field(description="Pass as cursor to read the matches recorded after "
+                                         "these (a feed: poll with the last cursor)")
+    has_more: bool

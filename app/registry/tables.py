@@ -233,3 +233,58 @@ class Bm25Corpus(Base):
     client_id: Mapped[str] = mapped_column(
         ForeignKey("clients.id", ondelete="CASCADE"), primary_key=True)
     chunk_count: Mapped[int] = mapped_column(Integer)
+
+
+class Watch(Base):
+    """A client's standing query (issue 36): the search it would run on each new publication,
+    and where its matches are POSTed (signed with ``secret``) when it has a webhook."""
+
+    __tablename__ = "watches"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    watch_id: Mapped[str] = mapped_column(String(40), unique=True)
+    client_id: Mapped[str] = mapped_column(ForeignKey("clients.id", ondelete="CASCADE"),
+                                           index=True)
+    name: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    # {"query", "scope", "filters", "alpha"}: the POST /search fields it runs with
+    request: Mapped[dict[str, Any]] = mapped_column(JSON)
+    webhook_url: Mapped[str | None] = mapped_column(Text, nullable=True)
+    secret: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    match_count: Mapped[int] = mapped_column(Integer, default=0)  # ever recorded
+
+
+class WatchEvent(Base):
+    """A first publication the watches have not looked at yet (an outbox: the publishing
+    transaction writes it, the server's watch runner reads and deletes it)."""
+
+    __tablename__ = "watch_events"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    client_id: Mapped[str] = mapped_column(String(36), index=True)
+    version_pk: Mapped[int] = mapped_column(
+        ForeignKey("document_versions.id", ondelete="CASCADE"), index=True)
+    published_at: Mapped[datetime] = mapped_column(default=utcnow)
+    claimed_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class WatchMatch(Base):
+    """A version a watch's search returned when it was published, with the evidence it cited;
+    its webhook delivery's state when the watch has one."""
+
+    __tablename__ = "watch_matches"
+    __table_args__ = (UniqueConstraint("watch_pk", "version_pk", name="uq_watch_match"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    watch_pk: Mapped[int] = mapped_column(ForeignKey("watches.id", ondelete="CASCADE"),
+                                          index=True)
+    version_pk: Mapped[int] = mapped_column(
+        ForeignKey("document_versions.id", ondelete="CASCADE"), index=True)
+    document_id: Mapped[str] = mapped_column(String(200))
+    version_id: Mapped[str] = mapped_column(String(32))
+    matched_at: Mapped[datetime] = mapped_column(default=utcnow)
+    evidence: Mapped[dict[str, Any]] = mapped_column(JSON)
+    # None without a webhook; else pending → delivered | failed
+    delivery_state: Mapped[str | None] = mapped_column(String(16), nullable=True, index=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    delivered_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
