@@ -854,7 +854,7 @@ class WatchCreate(SearchTerms):
 
     name: str | None = Field(None, max_length=200, description="A label of your own")
     webhook_url: str | None = Field(
-        None, max_length=2000,
+        None, max_length=2000, pattern=r"^https?://",
         description="Each match is POSTed here as JSON, signed: X-Evidence-Signature: "
                     "sha256=<hex HMAC-SHA256 of the body with the watch's secret>. Only hosts "
                     "the operator allows (EVIDENCE_WATCH__WEBHOOK_HOSTS); any other is a 422",

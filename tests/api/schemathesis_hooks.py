@@ -6,7 +6,7 @@ operation and its stable error code: an upload's file type by its extension and 
 multipart part's filename and content), its ``metadata`` field (a JSON object inside a form
 string), the search window (offset + limit ≤ 200, a bound across two fields), as_of with
 versions "all", a filter value that its key does not hold, and an entity page's cursor that
-the service never gave. Any other
+the service never gave, a webhook host the operator has not allowed. Any other
 refusal of schema-valid data still fails the run (an id the spec allows refused, say).
 
 negative_data_rejection runs too; dropped from it only what a multipart form cannot carry:
@@ -37,6 +37,10 @@ UNSAYABLE = {
     # a cursor is opaque: only one this service gave is valid, which no schema can say (its
     # alphabet and length are in the spec)
     "GET /entities": {"INVALID_CURSOR"},
+    # where webhooks may go is the operator's list (EVIDENCE_WATCH__WEBHOOK_HOSTS), not the
+    # spec's; a URL's port out of range or a user in it are refused by rules a pattern cannot
+    # state plainly; a watch's filters are checked as a search's
+    "POST /watches": {"WEBHOOK_HOST_NOT_ALLOWED", "WEBHOOK_URL_INVALID", "INVALID_FILTER"},
 }
 KEY_SHAPE = ("is not a key", "unknown group")
 MULTIPART = {"POST /documents"}

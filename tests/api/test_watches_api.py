@@ -196,8 +196,9 @@ def test_per_client_nothing_is_seen_or_matched_across_clients(svc: Service) -> N
     ("http://10.0.0.5/hook", "WEBHOOK_HOST_NOT_ALLOWED"),
     ("http://localhost/hook", "WEBHOOK_HOST_NOT_ALLOWED"),  # only the name the operator gave
     ("http://user:pw@127.0.0.1/hook", "WEBHOOK_URL_INVALID"),
-    ("ftp://127.0.0.1/hook", "WEBHOOK_URL_INVALID"),
-    ("127.0.0.1/hook", "WEBHOOK_URL_INVALID"),
+    ("ftp://127.0.0.1/hook", "INVALID_REQUEST"),  # the schema: ^https?://
+    ("127.0.0.1/hook", "INVALID_REQUEST"),
+    ("http:///hook", "WEBHOOK_URL_INVALID"),  # no host
     ("http://127.0.0.1:99999/hook", "WEBHOOK_URL_INVALID"),
 ])
 def test_webhooks_only_to_hosts_the_operator_allows(svc: Service, url: str, code: str) -> None:

@@ -32,7 +32,7 @@ WatchId = Annotated[str, Path(pattern=WATCH_ID_PATTERN, description="wat_… as 
 
 
 @router.post("/watches", status_code=201, response_model=WatchOut,
-             responses=error_responses(401, 403, 409, 413, 422, 500, 503))
+             responses=error_responses(400, 401, 403, 409, 413, 422, 500, 503))
 def create_watch(body: WatchCreate, runtime: RuntimeDep, session: SessionDep,
                  client: PublishingClientDep, service: SearchServiceDep) -> WatchOut:
     """A standing query: every version published from now on (uploads, e-mail attachments;
