@@ -3,7 +3,7 @@ no application's own ``app`` can shadow).
 
     from evidence_client import EvidenceClient
 
-    with EvidenceClient("http://127.0.0.1:8000", api_key="es_…") as client:
+    with EvidenceClient("http://127.0.0.1:8000", api_key="evs_…") as client:
         job = client.upload("handbook.pdf", metadata={"team": "hr"})
         client.wait_for_job(job["job_id"])
         answer = client.search("how many holidays do I get", limit=5)
@@ -15,5 +15,6 @@ status and the request id. ``AsyncEvidenceClient`` is the same with ``await``.
 
 from evidence_client.client import AsyncEvidenceClient, EvidenceClient
 from evidence_client.errors import EvidenceError
+from evidence_client.webhooks import verify_signature
 
-__all__ = ["AsyncEvidenceClient", "EvidenceClient", "EvidenceError"]
+__all__ = ["AsyncEvidenceClient", "EvidenceClient", "EvidenceError", "verify_signature"]

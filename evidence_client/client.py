@@ -166,6 +166,47 @@ class _Api:
         """GET /threads/{thread_id}: an e-mail thread's messages in date order."""
         return self._run(Call("GET", f"/threads/{_segment(thread_id)}", retry=True))
 
+    def changes(self, document_id: str, *, from_version: str | None = None,
+                to_version: str | None = None) -> Any:
+        """GET /documents/{id}/changes: what was added, removed and changed between two
+        versions (default: the current one against its predecessor)."""
+        params = {k: v for k, v in (("from", from_version), ("to", to_version)) if v}
+        return self._run(Call("GET", f"/documents/{_segment(document_id)}/changes",
+                              params=params, retry=True))
+
+    # watches: standing queries ------------------------------------------------------------
+    def create_watch(self, query: str, *, webhook_url: str | None = None,
+                     name: str | None = None, **fields: Any) -> Any:
+        """POST /watches: record (and POST to ``webhook_url``) every version published from
+        now on that this search would return; ``fields``: scope, alpha, filters. The answer
+        holds the webhook secret, shown this once (verify deliveries with
+        ``evidence_client.verify_signature``)."""
+        body = {"query": query, **fields, **{k: v for k, v in (
+            ("webhook_url", webhook_url), ("name", name)) if v is not None}}
+        return self._run(Call("POST", "/watches", json=body, ok=(201,)))
+
+    def watches(self) -> Any:
+        """GET /watches: this client's watches."""
+        return self._run(Call("GET", "/watches", retry=True))
+
+    def watch(self, watch_id: str) -> Any:
+        """GET /watches/{id}."""
+        return self._run(Call("GET", f"/watches/{_segment(watch_id)}", retry=True))
+
+    def watch_matches(self, watch_id: str, *, cursor: str | None = None,
+                      limit: int = 50) -> Any:
+        """GET /watches/{id}/matches: the versions it matched after ``cursor``, oldest first
+        (poll with the ``next_cursor`` of the last page)."""
+        params: dict[str, Any] = {"limit": limit}
+        if cursor:
+            params["cursor"] = cursor
+        return self._run(Call("GET", f"/watches/{_segment(watch_id)}/matches",
+                              params=params, retry=True))
+
+    def delete_watch(self, watch_id: str) -> Any:
+        """DELETE /watches/{id}: the watch and its matches."""
+        return self._run(Call("DELETE", f"/watches/{_segment(watch_id)}", ok=(204,)))
+
     # the client itself --------------------------------------------------------------------
     def me(self) -> Any:
         """GET /clients/me: this client, its authority and discovery state."""

@@ -14,7 +14,13 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from app.models.loading import LoadedModels, load_models
 from app.registry.database import make_engine, make_sessionmaker, migrate
-from app.settings import DatabaseSettings, IngestSettings, QdrantSettings, Settings
+from app.settings import (
+    DatabaseSettings,
+    IngestSettings,
+    QdrantSettings,
+    Settings,
+    WatchSettings,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 MODELS_DIR = Path(os.environ.get("EVIDENCE_MODELS__DIR", REPO / "models"))
@@ -33,6 +39,7 @@ def make_settings(tmp: Path, db_url: str | None = None, **ingest: object) -> Set
         ingest=IngestSettings(**{"backoff_base_s": 0.0, "poll_interval_s": 0.05, **ingest}),
         embedded_worker=False,
         metrics_token=METRICS_TOKEN,
+        watch=WatchSettings(webhook_hosts="127.0.0.1"),  # tests call 127.0.0.1 only
     )
 
 

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import uvicorn
@@ -31,6 +32,7 @@ class LiveServer:
     runtime: Runtime
     worker: Worker
     keys: dict[str, str]
+    app: Any = None  # its state holds the watch runner a test drives (run_once)
 
 
 def wait_until_healthy(url: str, process: subprocess.Popen, log: Path,
@@ -66,8 +68,8 @@ def live_server(tmp_path: Path, models: LoadedModels, clients: tuple[str, ...] =
     worker = Worker(deps, settings.ingest, worker_id="live-test-worker")
     keys = {name: client_with_key(runtime.sessions, name)[1] for name in clients}
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(settings, runtime=runtime,
-                                                      start_worker=False),
+    app = create_app(settings, runtime=runtime, start_worker=False)
+    server = uvicorn.Server(uvicorn.Config(app,
                                            host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -78,7 +80,7 @@ def live_server(tmp_path: Path, models: LoadedModels, clients: tuple[str, ...] =
         time.sleep(0.02)
     try:
         yield LiveServer(url=f"http://127.0.0.1:{port}", port=port, runtime=runtime,
-                         worker=worker, keys=keys)
+                         worker=worker, keys=keys, app=app)
     finally:
         server.should_exit = True
         thread.join(timeout=10)

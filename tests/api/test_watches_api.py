@@ -8,9 +8,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from sqlalchemy import func, select
@@ -21,40 +19,12 @@ from app.registry.tables import WatchEvent
 from tests.factories import eml_bytes
 from tests.fakes import fake_models
 from tests.service import Service, running_service
+from tests.webhook_receiver import Receiver
 
 CONTRACT = ("# Service agreement\n\n## Fees\n\nThe annual fee is 24,000 EUR, payable in "
             "advance.\n\n## Termination\n\nEither party may terminate with three months' "
             "notice.\n")
 UNRELATED = "# Canteen\n\nSoup of the day: lentils with cumin and lemon.\n"
-
-
-class Receiver:
-    """A webhook receiver on 127.0.0.1: records each POST; answers with ``statuses`` in turn
-    (then 200)."""
-
-    def __init__(self) -> None:
-        self.posts: list[tuple[dict[str, str], bytes]] = []
-        self.statuses: list[int] = []
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                receiver.posts.append((dict(self.headers), body))
-                self.send_response(receiver.statuses.pop(0) if receiver.statuses else 200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture(scope="module")
@@ -241,6 +211,7 @@ def test_bounds_and_deletion(svc: Service) -> None:
                         ({"query": "x", "filters": {"bad key": 1}}, "filters")):
         response = _watch(svc, **body)
         assert response.status_code == 422, (body, response.text)
+        assert response.json()["error"]["message"].startswith(field), response.text
     bad_id = svc.http.get("/watches/nope", headers=svc.auth())
     assert bad_id.status_code == 422
 

@@ -9,9 +9,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from evidence_client import AsyncEvidenceClient, EvidenceClient, EvidenceError
+from evidence_client import AsyncEvidenceClient, EvidenceClient, EvidenceError, verify_signature
 from tests.fakes import fake_models
 from tests.live import live_server, worker_running
+from tests.webhook_receiver import Receiver
 
 
 @pytest.fixture
@@ -112,3 +113,38 @@ def test_the_async_client_does_the_same(live) -> None:  # type: ignore[no-untype
 
     found, status = asyncio.run(flow())
     assert found == ["travel"] and status == "succeeded:DOCUMENT_NOT_FOUND"
+
+
+def test_changes_and_watches_with_a_verified_webhook(live) -> None:  # type: ignore[no-untyped-def]
+    receiver = Receiver()
+    try:
+        with EvidenceClient(live.url, api_key=live.keys["acme"]) as client:
+            watch = client.create_watch("annual fee", webhook_url=receiver.url, name="fees",
+                                        alpha=0.5)
+            for text in ("The annual fee is 12,000 EUR.", "The annual fee is 24,000 EUR."):
+                job = client.upload(text.encode(), filename="fee.txt", document_id="fee")
+                client.wait_for_job(job["job_id"], timeout_s=30)
+            live.app.state.watch_runner.run_once()
+            changed = client.changes("fee")
+            assert [(c["kind"], c["after"]["text"]) for c in changed["changes"]] == [
+                ("changed", "The annual fee is 24,000 EUR.")]
+            page = client.watch_matches(watch["watch_id"])
+            assert [m["version_id"] for m in page["items"]] == ["v1", "v2"]
+            assert client.watch_matches(watch["watch_id"], cursor=page["next_cursor"])[
+                "items"] == []
+            assert [w["name"] for w in client.watches()["items"]] == ["fees"]
+            assert client.watch(watch["watch_id"])["matches"] == 2
+            for headers, body in receiver.posts:
+                assert verify_signature(watch["secret"], body, headers["X-Evidence-Signature"])
+                assert not verify_signature(watch["secret"], body + b" ",
+                                            headers["X-Evidence-Signature"])
+                assert not verify_signature("whsec_other", body,
+                                            headers["X-Evidence-Signature"])
+            assert len(receiver.posts) == 2
+            assert client.delete_watch(watch["watch_id"]) is None
+            with pytest.raises(EvidenceError) as gone:
+                client.watch(watch["watch_id"])
+            assert (gone.value.status, gone.value.code) == (404, "WATCH_NOT_FOUND")
+    finally:
+        receiver.close()
+    assert not verify_signature("s", b"{}", None) and not verify_signature("s", b"{}", "md5=1")
