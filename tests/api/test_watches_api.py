@@ -208,7 +208,7 @@ def test_bounds_and_deletion(svc: Service) -> None:
     assert _watch(svc, query="room again").status_code == 201
     for body, field in (({"query": " "}, "query"), ({"query": "x", "alpha": 2}, "alpha"),
                         ({"query": "x", "name": "n" * 201}, "name"),
-                        ({"query": "x", "filters": {"bad key": 1}}, "filters")):
+                        ({"query": "x", "filters": {"bad key": 1}}, "filter")):
         response = _watch(svc, **body)
         assert response.status_code == 422, (body, response.text)
         assert response.json()["error"]["message"].startswith(field), response.text
