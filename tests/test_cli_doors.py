@@ -391,5 +391,59 @@ def test_what_changed_between_versions_through_the_cli(narrow: CliRunner, server
     assert code == 0, out
     _lines_fit(out)
     assert "fees: v1 → v2, 2 changes" in out
+    assert _run(narrow, server, "changes", "fees", "--from", "v1", "--to", "v2") == (code, out)
     assert "- The annual fee is 12,000 EUR." in out and "+ The annual fee is 24,000 EUR." in out
     assert "+ Audits are yearly." in out
+
+
+def _upload(server: LiveServer, name: str, text: str, document_id: str) -> None:
+    """An upload through the server, waited for (the server's worker publishes it)."""
+    import time
+
+    import httpx
+
+    auth = {"X-API-Key": server.keys["acme"]}
+    r = httpx.post(f"{server.url}/documents", headers=auth,
+                   files={"file": (name, text.encode())}, data={"document_id": document_id})
+    assert r.status_code == 202, r.text
+    for _ in range(400):
+        if httpx.get(f"{server.url}/jobs/{r.json()['job_id']}", headers=auth).json()[
+                "status"] in ("succeeded", "failed"):
+            return
+        time.sleep(0.05)
+
+
+def test_a_watch_through_the_cli(narrow: CliRunner, server: LiveServer) -> None:
+    from tests.webhook_receiver import Receiver
+
+    receiver = Receiver()
+    try:
+        code, out = _run(narrow, server, "watch", "add", "annual fee", "--name", "fees",
+                         "--filter", "kind=txt", "--webhook", receiver.url)
+        assert code == 0, out
+        _lines_fit(out)
+        watch_id = out.split()[0]
+        assert watch_id.startswith("wat_") and "\n    whsec_" in out
+        assert "“annual fee” · content · kind=txt" in out
+        refused = _run(narrow, server, "watch", "add", "x", "--webhook",
+                       "http://169.254.169.254/")
+        assert refused[0] == 1 and "EVIDENCE_WATCH__WEBHOOK_HOSTS" in refused[1]
+
+        _upload(server, "fees.txt", "The annual fee is 24,000 EUR, payable in advance.", "fees")
+        _upload(server, "menu.txt", "Soup of the day: lentils with cumin.", "menu")
+        server.app.state.watch_runner.run_once()
+        code, out = _run(narrow, server, "watch", "matches", watch_id)
+        assert code == 0, out
+        _lines_fit(out)
+        assert "1 match" in out and "fees v1" in out and "webhook delivered" in out
+        assert "menu" not in out and "annual fee is 24,000 EUR" in out
+        cursor = out.strip().splitlines()[-1].split()[-1]
+        assert "0 matches" in _run(narrow, server, "watch", "matches", watch_id,
+                                   "--cursor", cursor)[1]
+        code, out = _run(narrow, server, "watch", "list")
+        assert code == 0 and "1 watch\n" in out and f"{watch_id}  fees  1 match" in out
+        assert _run(narrow, server, "watch", "rm", watch_id) == (0, f"deleted {watch_id}\n")
+        code, out = _run(narrow, server, "watch", "rm", watch_id)
+        assert code == 1 and "no watch" in out
+    finally:
+        receiver.close()

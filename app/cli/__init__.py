@@ -6,7 +6,18 @@ from __future__ import annotations
 
 from rich.markup import escape
 
-from app.cli import agents, clients, common, evaluate, ingest, models, search, service, store  # noqa: F401
+from app.cli import (  # noqa: F401
+    agents,
+    clients,
+    common,
+    evaluate,
+    ingest,
+    models,
+    search,
+    service,
+    store,
+    watches,
+)
 from app.cli.common import (
     app,
     cli_error,
@@ -17,6 +28,7 @@ from app.cli.common import (
     registry_app,
     store_app,
     threads_app,
+    watch_app,
 )
 from app.cli.ingest import pick_files
 from app.cli.service import spec_text
@@ -24,8 +36,8 @@ from app.cli.service import spec_text
 __all__ = ["app", "cli_error", "main", "pick_files", "spec_text"]
 
 # The command list in the order a newcomer meets them (modules register in import order)
-ORDER = ("migrate", "serve", "worker", "ingest", "openapi", "reindex", "search", "entities",
-         "mcp", "eval")
+ORDER = ("migrate", "serve", "worker", "ingest", "openapi", "reindex", "search", "changes",
+         "entities", "mcp", "eval")
 app.registered_commands.sort(key=lambda c: ORDER.index(
     c.name or (c.callback.__name__ if c.callback else "")) if (
     c.name or (c.callback.__name__ if c.callback else "")) in ORDER else len(ORDER))
@@ -38,7 +50,7 @@ def _one_line_summaries() -> None:
     import inspect
 
     for typer_app in (app, models_app, clients_app, documents_app, jobs_app, store_app,
-                      registry_app, threads_app):
+                      registry_app, threads_app, watch_app):
         for command in typer_app.registered_commands:
             doc = inspect.cleandoc(command.help or (command.callback.__doc__ or "")
                                    if command.callback else command.help or "")
