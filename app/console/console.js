@@ -1,12 +1,13 @@
-// The console: sign in, search (why this result), compare modes, documents. A client of the
-// public API and nothing else (api.js); untrusted text rendered as text (render.js).
+// The console: sign in, search (why this result), compare modes, documents (what changed),
+// entities, watches. A client of the public API and nothing else (api.js); untrusted text
+// rendered as text (render.js).
 import { ApiError, call, session } from "./api.js";
 import { clear, el, fmt, highlighted } from "./render.js";
 
 const $ = (id) => document.getElementById(id);
 const MAX_WINDOW = 200;
 const state = { offset: 0, lastBody: null, docOffset: 0, docLimit: 20, entityCursor: null };
-const VIEWS = ["search", "compare", "documents", "entities"];
+const VIEWS = ["search", "compare", "documents", "entities", "watches"];
 // Each search asks for the timeline of the days its versions name (drawn over the results)
 const TIMELINE = "entities.dates_times:month";
 
@@ -50,6 +51,7 @@ function show(view) {
   for (const v of VIEWS) $("view-" + v).hidden = v !== view;
   if (view === "documents") loadDocuments();
   if (view === "entities" && !$("entities").tBodies[0].rows.length) loadEntities();
+  if (view === "watches") loadWatches();
 }
 
 // ---- search ---------------------------------------------------------------------------
@@ -487,17 +489,59 @@ async function openDocument(id) {
     box.append(el("h3", { text: `${d.document_id}${d.title ? " — " + d.title : ""}` }),
       el("table", {}, el("caption", { text: "Versions" }),
         el("thead", {}, el("tr", {}, ["Version", "State", "File", "Chunks", "Published",
-                                     "Superseded"].map((h) => el("th", { scope: "col", text: h })))),
+                                     "Superseded", "Changes"].map((h) => el("th", { scope: "col", text: h })))),
         el("tbody", {}, d.versions.map((v) => el("tr", {},
           el("td", { text: v.version_id }),
           el("td", { class: `state-${v.state}`, text: v.state }),
           el("td", { text: v.filename }), el("td", { text: String(v.chunk_count) }),
           el("td", { text: v.published_at ? v.published_at.slice(0, 19) : "—" }),
-          el("td", { text: v.superseded_at ? `${v.superseded_at.slice(0, 19)} by ${v.superseded_by}` : "—" }))))));
+          el("td", { text: v.superseded_at ? `${v.superseded_at.slice(0, 19)} by ${v.superseded_by}` : "—" }),
+          el("td", {}, changesButton(d.document_id, v)))))),
+      el("div", { id: "changes", "aria-live": "polite" }));
     if (d.error) box.append(el("p", { class: "error", text: `The latest version failed: ${d.error}` }));
   } catch (err) {
     box.append(el("p", { class: "error", text: `${err.message} (${err.code})` }));
   }
+}
+
+// A published version's changes against its predecessor, side by side
+function changesButton(documentId, version) {
+  if (!version.published_at) return "—";
+  const button = el("button", { type: "button", class: "link", text: "What changed",
+                                "aria-label": `What changed in ${version.version_id}` });
+  button.addEventListener("click", () => showChanges(documentId, version.version_id));
+  return button;
+}
+
+function where(side) {
+  const at = (side && side.location) || {};
+  const parts = [];
+  if (at.page) parts.push(`page ${at.page}`);
+  const table = at.location;
+  if (table && table.rows) parts.push(`${table.sheet ? table.sheet + " " : ""}rows ${table.rows[0]}–${table.rows[1]}`);
+  if (at.heading_path && at.heading_path.length) parts.push(at.heading_path.join(" › "));
+  if (at.line_start) parts.push(at.line_start === at.line_end ? `line ${at.line_start}` : `lines ${at.line_start}–${at.line_end}`);
+  return parts.join(" · ");
+}
+
+async function showChanges(documentId, versionId) {
+  const box = clear($("changes"));
+  box.dataset.state = "loading";
+  try {
+    const c = await call("GET", `/documents/${encodeURIComponent(documentId)}/changes?to=${encodeURIComponent(versionId)}`);
+    const cell = (side) => side
+      ? el("td", {}, el("div", { text: side.text }), el("div", { class: "hint", text: where(side) }))
+      : el("td", { class: "hint", text: "—" });
+    box.append(el("table", { class: "changes" },
+      el("caption", { text: `${c.from || "nothing"} → ${c.to}: ${c.changes.length} change(s)` +
+                            (c.complete === false ? " (stopped early: the documents are large)" : "") }),
+      el("thead", {}, el("tr", {}, ["", c.from || "before", c.to].map((h) => el("th", { scope: "col", text: h })))),
+      el("tbody", {}, c.changes.map((ch) => el("tr", { class: `change-${ch.kind}` },
+        el("th", { scope: "row", text: ch.kind }), cell(ch.before), cell(ch.after))))));
+  } catch (err) {
+    box.append(el("p", { class: "error", text: `${err.message} (${err.code})` }));
+  }
+  box.dataset.state = "done";
 }
 
 async function deleteDocument(id) {
@@ -556,6 +600,81 @@ async function upload(file) {
   }
 }
 
+// ---- watches --------------------------------------------------------------------------
+
+async function watchSearch() {
+  const status = clear($("watch-status"));
+  if (!$("q").value.trim()) { status.append(el("p", { class: "error", text: "Type a search first." })); return; }
+  const b = searchBody(0);
+  try {
+    const w = await call("POST", "/watches", { json: { query: b.query, scope: b.scope, alpha: b.alpha,
+                                                      filters: b.filters } });
+    status.append(el("p", { text: `Watching “${w.query}” (${w.watch_id}): new versions it finds are listed under Watches.` }));
+  } catch (err) {
+    status.append(el("p", { class: "error", text: `${err.message} (${err.code})` }));
+  }
+}
+
+async function loadWatches() {
+  $("watches-error").textContent = "";
+  $("watches").dataset.state = "loading";
+  try {
+    const list = await call("GET", "/watches");
+    $("watches-caption").textContent = `${list.items.length} watch(es)`;
+    const body = clear($("watches").tBodies[0]);
+    for (const w of list.items) {
+      const open = el("button", { type: "button", class: "link", text: `${w.matches} match(es)`,
+                                  "aria-label": `Matches of ${w.name || w.query}` });
+      open.addEventListener("click", () => loadMatches(w));
+      const remove = el("button", { type: "button", text: "Delete", "aria-label": `Delete watch ${w.name || w.query}` });
+      remove.addEventListener("click", () => deleteWatch(w));
+      const filters = Object.entries(w.filters || {}).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ");
+      body.append(el("tr", {},
+        el("td", {}, el("div", { text: w.name || w.watch_id }), el("div", { class: "hint", text: `since ${w.created_at.slice(0, 16).replace("T", " ")}` })),
+        el("td", {}, el("div", { text: `“${w.query}”` }), el("div", { class: "hint", text: [w.scope, filters].filter(Boolean).join(" · ") })),
+        el("td", {}, open), el("td", { text: w.webhook_url || "—" }), el("td", {}, remove)));
+    }
+  } catch (err) {
+    $("watches-error").textContent = `${err.message} (${err.code})`;
+  }
+  $("watches").dataset.state = "done";
+}
+
+async function loadMatches(w) {
+  const box = clear($("watch-matches"));
+  box.dataset.state = "loading";
+  try {
+    const page = await call("GET", `/watches/${encodeURIComponent(w.watch_id)}/matches?limit=200`);
+    box.append(el("h3", { text: `Matches of “${w.query}”` }));
+    const list = el("ol", { class: "results" });
+    for (const m of page.items) {
+      const evidence = m.evidence.slice(0, 3).map((item) => el("div", { class: "evidence" },
+        highlighted(item.text, item.literal_spans)));
+      list.append(el("li", { class: "card" },
+        el("h3", { text: `${m.document_id} ${m.version_id}` }),
+        el("div", { class: "ref", text: `matched ${m.matched_at.slice(0, 19).replace("T", " ")}` +
+                                        (m.delivery ? ` · webhook ${m.delivery.state}` : "") }),
+        evidence));
+    }
+    if (!page.items.length) list.append(el("li", { class: "hint", text: "Nothing published since matched." }));
+    box.append(list);
+  } catch (err) {
+    box.append(el("p", { class: "error", text: `${err.message} (${err.code})` }));
+  }
+  box.dataset.state = "done";
+}
+
+async function deleteWatch(w) {
+  if (!window.confirm(`Delete the watch “${w.query}” and its matches?`)) return;
+  try {
+    await call("DELETE", `/watches/${encodeURIComponent(w.watch_id)}`);
+    clear($("watch-matches"));
+    await loadWatches();
+  } catch (err) {
+    $("watches-error").textContent = `${err.message} (${err.code})`;
+  }
+}
+
 // ---- wiring ---------------------------------------------------------------------------
 
 function wire() {
@@ -567,6 +686,7 @@ function wire() {
   $("alpha").addEventListener("input", () => { $("alpha-value").textContent = Number($("alpha").value).toFixed(2); });
   $("search-form").addEventListener("submit", (e) => { e.preventDefault(); runSearch(0); });
   $("add-filter").addEventListener("click", () => filterRow());
+  $("watch-search").addEventListener("click", watchSearch);
   $("prev").addEventListener("click", () => runSearch(Math.max(0, state.offset - Number($("limit").value))));
   $("next").addEventListener("click", () => runSearch(state.offset + Number($("limit").value)));
   $("compare-form").addEventListener("submit", (e) => { e.preventDefault(); runCompare(); });

@@ -330,3 +330,39 @@ def test_a_thread_collapses_to_one_card_that_opens_its_messages(
     page.locator('#results ol.thread[data-state="done"]').wait_for()
     items = cards.first.locator("ol.thread li").all_inner_texts()
     assert len(items) == 2 and items[0].startswith("reply.eml") and "answers" not in items[0]
+
+
+def test_changes_side_by_side_and_a_watch_with_its_matches(
+        watched: Watched, server: LiveServer, tmp_path: Path) -> None:
+    page = watched.page
+    watched.sign_in(server.keys["acme"])
+    page.locator("#who").filter(has_text="Signed in as client acme").wait_for()
+    page.get_by_role("button", name="Search", exact=True).first.click()
+    page.get_by_role("searchbox", name="Search").fill("annual retainer fee")
+    page.get_by_role("button", name="Watch this search").click()
+    page.locator("#watch-status").filter(has_text="Watching “annual retainer fee”").wait_for()
+
+    for text in ("# Retainer\n\nThe annual retainer fee is 12,000 EUR.\n",
+                 "# Retainer\n\nThe annual retainer fee is 24,000 EUR.\n\nAudits are yearly.\n"):
+        page.get_by_role("button", name="Documents", exact=True).click()
+        page.get_by_label("Document id (optional)").fill("retainer")
+        _upload(watched, tmp_path, "retainer.md", text)
+    server.app.state.watch_runner.run_once()
+
+    page.get_by_role("button", name="Open retainer").click()
+    page.get_by_role("button", name="What changed in v2").click()
+    page.locator('#changes[data-state="done"]').wait_for()
+    rows = page.locator("#changes tbody tr").all_inner_texts()
+    assert rows[0].startswith("changed") and "12,000 EUR" in rows[0] and "24,000 EUR" in rows[0]
+    assert rows[1].startswith("added") and "Audits are yearly." in rows[1]
+    assert "Retainer" in rows[0]  # where each side stands: its heading
+
+    page.get_by_role("button", name="Watches").click()
+    page.locator('#watches[data-state="done"]').wait_for()
+    page.get_by_role("button", name="Matches of annual retainer fee").click()
+    page.locator('#watch-matches[data-state="done"]').wait_for()
+    cards = page.locator("#watch-matches .card").all_inner_texts()
+    assert [c.splitlines()[0] for c in cards] == ["retainer v1", "retainer v2"]
+    assert page.locator("#watch-matches mark").count() >= 2  # the search's own spans
+    page.get_by_role("button", name="Delete watch annual retainer fee").click()
+    page.locator("#watches-caption").filter(has_text="0 watch(es)").wait_for()
