@@ -336,7 +336,8 @@ def test_what_the_floors_removed_is_explains_not_a_warning(tmp_path: Path) -> No
         assert body["meta"]["retrieval"]["status"] == "complete"
         assert body["meta"]["lanes"] is None  # the counts are explain's
         explained = svc.search(query="budget", alpha=0, explain=True).json()["meta"]["lanes"]
-        assert explained == [{"lane": "sparse", "floor": 1.0, "fetched": 1, "kept": 0,
+        assert explained == [{"lane": "sparse", "floor": 1.0, "floor_from": "fixed",
+                              "chance": None, "fetched": 1, "kept": 0,
                               "removed_by_floor": 1, "depth": explained[0]["depth"]}]
         both = svc.search(query="budget", alpha=0.5, explain=True).json()["meta"]["lanes"]
         assert [(lane["lane"], lane["removed_by_floor"]) for lane in both] == [

@@ -52,7 +52,8 @@ def create_watch(body: WatchCreate, runtime: RuntimeDep, session: SessionDep,
     return watch_out(watch, kept=0, secret=watch.secret)
 
 
-@router.get("/watches", response_model=WatchList, responses=error_responses(401, 403, 500))
+@router.get("/watches", response_model=WatchList,
+            responses=error_responses(401, 403, 422, 500))
 def list_watches(session: SessionDep, client: PublishingClientDep) -> WatchList:
     """The client's watches, oldest first (never their secrets)."""
     return watch_list(session, client.id)
