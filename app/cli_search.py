@@ -203,7 +203,10 @@ def print_answer(console: Console, answer: dict[str, Any], *, explain: bool = Fa
             console.print(Text(
                 f"{lane['lane']} lane: fetched {lane['fetched']}, kept {lane['kept']}"
                 + (f" at or over the floor {lane['floor']:g}" if lane["floor"] is not None
-                   else " (no floor)"), style="dim"))
+                   else " (no floor)")
+                + {"chance": " (this query's chance score)",
+                   "minimum": f" (the minimum; its chance score {lane.get('chance') or 0:g})"
+                   }.get(lane.get("floor_from") or "", ""), style="dim"))
         timings = ", ".join(f"{k} {v:.1f}" for k, v in meta.get("timings", {}).items())
         console.print(Text(f"timings ms: {timings}", style="dim"))
     for key, values in (meta.get("facets") or {}).items():

@@ -80,6 +80,10 @@ class SearchSettings(_Group):
     # Cormack et al.'s (2009) web-track value; the contract names none.
     rrf_k: int = Field(2, ge=1, le=1000)
     dense_floor: float | None = None
+    # fixed: the profile's (or dense_floor's) one floor for every query; chance: each query's
+    # own chance score, at least the profile's minimum (app/search/chance.py; opt-in: measured
+    # worse than fixed at equal chance, docs/BENCHMARKS.md)
+    dense_floor_rule: Literal["fixed", "chance"] = "fixed"
     sparse_floor: float | None = None
     embed_timeout_s: float = 10.0
     rerank_timeout_s: float = 10.0

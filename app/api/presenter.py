@@ -98,7 +98,8 @@ def evidence_result(answer: SearchAnswer, *, explain: bool) -> EvidenceResult:
         query_syntax=QuerySyntax(**answer.query_syntax) if answer.query_syntax else None,
         autocut=AutocutInfo(**answer.autocut) if answer.autocut else None,
         lanes=[LaneExplain(lane=r.lane, floor=r.floor if math.isfinite(r.floor) else None,
-                           fetched=r.fetched, kept=len(r.hits),  # type: ignore[arg-type]
+                           floor_from=r.floor_from if math.isfinite(r.floor) else None,  # type: ignore[arg-type]
+                           chance=r.chance, fetched=r.fetched, kept=len(r.hits),  # type: ignore[arg-type]
                            removed_by_floor=r.fetched - len(r.hits), depth=r.depth)
                for r in answer.lanes] if explain else None,
         facets=None if answer.facets is None else {

@@ -430,6 +430,14 @@ class LaneExplain(BaseModel):
 
     lane: ContentLane
     floor: float | None = Field(description="The lane's score floor; null: none applied")
+    floor_from: Literal["chance", "minimum", "fixed"] | None = Field(
+        None, description="Where the floor came from (null: none applied): chance (this "
+                          "query's own chance score, from its cosines to a fixed background "
+                          "of public passages: EVIDENCE_SEARCH__DENSE_FLOOR_RULE), minimum "
+                          "(the stated "
+                          "minimum was higher), fixed (one floor for every query)")
+    chance: float | None = Field(None, description="The dense lane: this query's chance "
+                                                   "score, where one was measured")
     fetched: int = Field(description="Candidate chunks the lane fetched")
     kept: int = Field(description="Candidates at or over the floor")
     removed_by_floor: int

@@ -17,6 +17,7 @@ import numpy as np
 
 from app.errors import ModelsNotInstalled
 from app.models.background import load_background
+from app.models.chance_background import load_background as load_chance_background
 from app.models.encoders import DenseEncoder, Reranker, SparseEncoder, SparseVec, TokenCounter
 from app.models.manifest import Manifest
 from app.models.profiles import ModelProfile
@@ -79,6 +80,9 @@ class LoadedModels:
     # Public word frequencies by BM25 term id, the prior of every client's IDF (app/bm25.py);
     # None: the client's counts alone (test fakes, whose term ids are their own)
     bm25_background: Mapping[int, float] | None = None
+    # The chance background's vectors, each query's own dense floor (app/search/chance.py);
+    # None: the profile's fixed floor (test fakes, or models installed before it existed)
+    chance_background: Any = None
 
 
 def _token_counter(tokenizer_file: Path) -> TokenCounter:
@@ -97,7 +101,7 @@ def _token_counter(tokenizer_file: Path) -> TokenCounter:
 
 
 def load_models(models_dir: Path, *, batch_size: int = 1, threads: int | None = None,
-                with_dense: bool = True) -> LoadedModels:
+                with_dense: bool = True, with_chance: bool = True) -> LoadedModels:
     """Load the manifest's models; a dense model that fails to load is recorded, not fatal
     (searches then degrade to keywords with a warning; alpha = 1 answers 503)."""
     from fastembed import SparseTextEmbedding, TextEmbedding
@@ -155,7 +159,10 @@ def load_models(models_dir: Path, *, batch_size: int = 1, threads: int | None = 
     return LoadedModels(profile=profile, manifest=manifest, dense=dense, sparse=sparse,
                         reranker=reranker, count_tokens=counter,
                         spacy_path=models_dir / manifest.spacy.path, dense_error=dense_error,
-                        bm25_background=load_background())
+                        bm25_background=load_background(),
+                        chance_background=load_chance_background(
+                            models_dir, manifest.dense.model)
+                        if manifest.dense and dense and with_chance else None)
 
 
 def load_token_counter(models_dir: Path) -> TokenCounter:

@@ -30,6 +30,9 @@ class ModelProfile:
     sparse_floor: float
     # Tokens the dense model reads per chunk; chunks are cut to at most this many.
     dense_max_tokens: int
+    # With search.dense_floor_rule chance: each query's own chance floor is at least this
+    # (app/search/chance.py); None: the rule is not offered for the profile
+    dense_floor_minimum: float | None = None
 
 
 CONTRACT = ModelProfile(
@@ -46,6 +49,8 @@ OFFLINE = ModelProfile(
     # earlier 0.29 kept 99 % of SciFact's relevant hits and cut short queries' relevant hits.)
     # BM25 keeps the contract's 1.0: its scale grows with the corpus (IDF), so SciFact's
     # calibrated 8.99 would silence a small corpus entirely (docs/BENCHMARKS.md).
-    dense_floor=0.26, sparse_floor=1.0, dense_max_tokens=512)
+    # The chance rule's minimum (opt-in): the same null's pooled 99th percentile, 0.183,
+    # rounded down (`python -m bench.chance_floor`).
+    dense_floor=0.26, sparse_floor=1.0, dense_max_tokens=512, dense_floor_minimum=0.18)
 
 PROFILES = {p.name: p for p in (CONTRACT, OFFLINE)}

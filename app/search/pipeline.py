@@ -7,6 +7,7 @@ ceiling; if the ceiling cuts a lane while eligible chunks remain, the total is a
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -20,6 +21,7 @@ from app.bm25 import BackgroundPrior, CorpusLookup, weigh_query
 from app.errors import Unavailable
 from app.models.encoders import SparseVec
 from app.models.loading import LoadedModels
+from app.search.chance import chance_floor
 from app.search.feedback import expand_sparse, rocchio
 from app.search.fusion import FUSERS, SCORE_FUSIONS, as_if_unfiltered
 from app.search.grouping import COVER_POOL, group_versions
@@ -97,6 +99,12 @@ class SearchEngine:
                             else profile.dense_floor)
         self.sparse_floor = (settings.sparse_floor if settings.sparse_floor is not None
                              else profile.sparse_floor)
+        # each query's own chance floor (app/search/chance.py; opt-in): where asked for, the
+        # profile states a minimum, the background is installed and no fixed floor is set
+        self.chance_background = (models.chance_background
+                                  if settings.dense_floor_rule == "chance"
+                                  and settings.dense_floor is None
+                                  and profile.dense_floor_minimum is not None else None)
         self.bm25_prior = (BackgroundPrior(models.bm25_background, settings.bm25_prior_chunks)
                            if models.bm25_background is not None
                            and settings.bm25_prior_chunks > 0 else None)
@@ -307,6 +315,13 @@ class SearchEngine:
         """One lane, by name, to ``depth`` inside ``flt``."""
         if name == "entity":
             return entity_lane(self.store, query, flt, entity_keys, depth=depth)
+        if name == "dense" and self.chance_background is not None \
+                and math.isfinite(floors["dense"]):
+            own = chance_floor(query, self.chance_background,
+                               minimum=self.models.profile.dense_floor_minimum or 0.0)
+            return replace(dense_lane(self.store, query, flt, depth=depth, floor=own.value),
+                           floor_from="chance" if own.chance >= own.minimum else "minimum",
+                           chance=own.chance)
         lane_of = sparse_lane if name == "sparse" else dense_lane
         return lane_of(self.store, query, flt, depth=depth, floor=floors[name])
 

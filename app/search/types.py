@@ -59,6 +59,10 @@ class LaneResult:
     floor: float
     # under exact filters: what the lane fetched without them, the order its ranks keep
     unfiltered_ids: tuple[str, ...] | None = None
+    # where the floor came from: "chance" (this query's chance score, app/search/chance.py),
+    # "minimum" (the stated minimum was higher) or "fixed"; and the chance score itself
+    floor_from: str = "fixed"
+    chance: float | None = None
 
     @property
     def ranked_ids(self) -> tuple[str, ...]:

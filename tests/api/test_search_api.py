@@ -435,7 +435,8 @@ def test_dbsf_fusion_end_to_end_per_request_and_as_the_default(tmp_path: Path) -
         scores = body["results"][0]["content_evidence"]["items"][0]["scores"]
         assert scores["sparse_scaled"] == 0.5 and scores["dense_scaled"] is None  # one hit
         assert scores["fused"] == 0.5  # (1 − alpha) · 0.5
-        assert body["meta"]["lanes"] == [{"lane": "sparse", "floor": None, "fetched": 1,
+        assert body["meta"]["lanes"] == [{"lane": "sparse", "floor": None, "floor_from": None,
+                                          "chance": None, "fetched": 1,
                                           "kept": 1, "removed_by_floor": 0,
                                           "depth": body["meta"]["lanes"][0]["depth"]}]
         bad = svc.search(query="budget", fusion="borda")
