@@ -2,13 +2,12 @@
 
 1. Calibration: for off-topic pairs (the null of bench/dense_floor_null.py, with SciFact's
    claims cut to 4, 3, 2 and 1 rarest words too), how often an off-topic passage passes the
-   query's own chance floor (app/search/chance.py: median + 3.09 × 1.4826 × MAD of its cosines
-   to the shipped background). The rule aims at one in a thousand per query; the fixed 0.26
-   is shown beside it, per cut — the fixed floor's rate moves with the query's length.
+   query's own chance floor as first stated (median + 3.09 × 1.4826 × MAD of its cosines to
+   the shipped background: a normal bulk's one in a thousand) and the fixed 0.26, per cut;
+   then the Z at which one in a thousand passes (directions weighed alike), and the pooled
+   quantiles (the minimum is the 99th).
 2. What each floor keeps of SciFact's judged pairs (query × its relevant abstract, whole
-   abstracts embedded), per cut: reported, never used to choose (the rule was stated first).
-3. The minimum: the pooled off-topic median (a hit that does not beat a typical unrelated pair
-   is no evidence), rounded down to two decimals.
+   abstracts embedded), per cut: reported, never used to choose (Z is set by the null).
 
     python -m bench.chance_floor
 """
@@ -75,8 +74,9 @@ def main() -> None:
     grid = np.arange(3.0, 9.01, 0.05)
     rates = [rate(z) for z in grid]
     z_cal = float(next(z for z, r in zip(grid, rates, strict=True) if r <= 0.001))
-    print("\nz sweep (balanced off-topic pass rate): " + ", ".join(
-        f"{z:.1f}: {r:.4f}" for z, r in zip(grid, rates, strict=True) if abs(z * 2 - round(z * 2)) < 1e-6))
+    shown = [f"{z:.1f}: {r:.4f}" for z, r in zip(grid, rates, strict=True)
+             if abs(z * 2 - round(z * 2)) < 1e-6]
+    print("\nz sweep (balanced off-topic pass rate): " + ", ".join(shown))
     print(f"z calibrated to one in a thousand: {z_cal:.2f}")
     allcos = np.concatenate([c.ravel() for c, _, _ in pooled])
     print(f"pooled off-topic quantiles: p50 {np.percentile(allcos, 50):.3f}, "
