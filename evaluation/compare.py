@@ -14,24 +14,32 @@ from a configuration chosen without it.
 from __future__ import annotations
 
 import itertools
-import random
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from app.calibration.stats import (  # noqa: F401 - the comparisons' statistics, re-exported
+    BOOTSTRAP_SAMPLES,
+    CrossValidated,
+    Paired,
+    bootstrap_interval,
+    cross_validate,
+    folds_of,
+    mean,
+    ndcg_at_k,
+    paired,
+)
 from app.registry.database import transaction
 from app.runtime import Runtime
 from app.search.pipeline import SearchEngine
 from app.search.service import SearchService
 from app.uploads import document_id_for
 from evaluation.beir import Dataset
-from evaluation.metrics import ndcg_at_k
 from evaluation.runner import ranked_ids
 
 CONFIG_KEYS = {"fusion": ("rank", "dbsf", "relative_score"), "alpha": None,
                "floors": ("on", "off"), "rerank": ("on", "off"), "depth": None, "prf": None,
                "prior": None, "entity": None, "dense_floor": None, "rrf_k": None}
-BOOTSTRAP_SAMPLES = 10_000
 
 
 @dataclass(frozen=True)
@@ -134,99 +142,6 @@ def per_query_ndcg(runtime: Runtime, client_id: str, data: Dataset,
             relevant = {document_id_for(d): g for d, g in data.qrels[qid].items()}
             scores[qid] = ndcg_at_k(top10, relevant, 10)
     return scores
-
-
-def mean(values: Sequence[float]) -> float:
-    return sum(values) / len(values) if values else float("nan")
-
-
-def bootstrap_interval(diffs: Sequence[float], samples: int = BOOTSTRAP_SAMPLES,
-                       seed: int = 0) -> tuple[float, float]:
-    """95 % percentile interval of the mean of ``diffs`` over query resamples."""
-    rng = random.Random(seed)
-    n = len(diffs)
-    means = sorted(sum(diffs[rng.randrange(n)] for _ in range(n)) / n for _ in range(samples))
-    return means[int(0.025 * samples)], means[int(0.975 * samples) - 1]
-
-
-@dataclass
-class Paired:
-    """B − A per query: the mean difference, its interval, and who won where."""
-
-    a: str
-    b: str
-    mean_a: float
-    mean_b: float
-    diff: float
-    low: float
-    high: float
-    wins: int  # queries where B scored higher
-    losses: int
-    ties: int
-    movers: list[tuple[str, float]] = field(default_factory=list)  # (query id, B − A)
-
-    @property
-    def significant(self) -> bool:
-        return self.low > 0 or self.high < 0
-
-
-def paired(a_name: str, a: Mapping[str, float], b_name: str, b: Mapping[str, float],
-           movers: int = 5, seed: int = 0) -> Paired:
-    qids = sorted(a)
-    if set(qids) != set(b):
-        raise ValueError("the two runs must score the same queries")
-    diffs = [b[q] - a[q] for q in qids]
-    low, high = bootstrap_interval(diffs, seed=seed)
-    moved = sorted(zip(qids, diffs, strict=True), key=lambda p: (-abs(p[1]), p[0]))[:movers]
-    return Paired(a=a_name, b=b_name, mean_a=mean([a[q] for q in qids]),
-                  mean_b=mean([b[q] for q in qids]), diff=mean(diffs), low=low, high=high,
-                  wins=sum(d > 0 for d in diffs), losses=sum(d < 0 for d in diffs),
-                  ties=sum(d == 0 for d in diffs), movers=[m for m in moved if m[1]])
-
-
-def folds_of(qids: Sequence[str], k: int, seed: int = 0) -> list[list[str]]:
-    """The queries dealt into ``k`` folds after a seeded shuffle (the same every run). Cuts of
-    one query (``<id>@<cut>``, evaluation/short_queries.py) share a fold, so no claim is
-    chosen on and judged on at once."""
-    groups: dict[str, list[str]] = {}
-    for qid in sorted(qids):
-        groups.setdefault(qid.split("@", 1)[0], []).append(qid)
-    if not 2 <= k <= len(groups):
-        raise ValueError(f"folds must be between 2 and the number of queries ({len(groups)})")
-    order = sorted(groups)
-    random.Random(seed).shuffle(order)
-    return [[q for g in order[i::k] for q in groups[g]] for i in range(k)]
-
-
-@dataclass
-class CrossValidated:
-    """A choice among configurations judged on queries it was not chosen on."""
-
-    estimate: float  # mean over all queries of the held-out scores of the fold's choice
-    chosen: list[str]  # per fold, the configuration the other folds chose
-    per_query: dict[str, float]  # each query's score under the choice made without it
-    in_sample_best: str  # the best by the mean over every query (optimistic)
-    in_sample_mean: float
-
-
-def cross_validate(runs: Mapping[str, Mapping[str, float]], k: int,
-                   seed: int = 0) -> CrossValidated:
-    """For each fold: the configuration with the best mean on the other folds (ties: the
-    first given), scored on this fold."""
-    names = list(runs)
-    qids = sorted(next(iter(runs.values())))
-    per_query: dict[str, float] = {}
-    chosen = []
-    for held in folds_of(qids, k, seed):
-        held_set = set(held)
-        train = [q for q in qids if q not in held_set]
-        best = max(names, key=lambda n: (mean([runs[n][q] for q in train]), -names.index(n)))
-        chosen.append(best)
-        per_query.update({q: runs[best][q] for q in held})
-    best_all = max(names, key=lambda n: (mean(list(runs[n].values())), -names.index(n)))
-    return CrossValidated(estimate=mean([per_query[q] for q in qids]), chosen=chosen,
-                          per_query=per_query, in_sample_best=best_all,
-                          in_sample_mean=mean(list(runs[best_all].values())))
 
 
 def sweep_configs(base: Config, sweeps: Sequence[str]) -> list[Config]:

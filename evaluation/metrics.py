@@ -5,13 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-
-def ndcg_at_k(ranked: Sequence[str], relevant: Mapping[str, int], k: int = 10) -> float:
-    """nDCG@k with gain = relevance grade and log2(rank + 1) discount (Järvelin & Kekäläinen)."""
-    dcg = sum(relevant.get(doc, 0) / math.log2(i + 2) for i, doc in enumerate(ranked[:k]))
-    ideal = sorted((g for g in relevant.values() if g > 0), reverse=True)[:k]
-    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
-    return dcg / idcg if idcg else 0.0
+from app.calibration.stats import ndcg_at_k  # noqa: F401 - re-exported
 
 
 def recall_at_k(ranked: Sequence[str], relevant: Mapping[str, int], k: int = 100) -> float:

@@ -86,6 +86,7 @@ def evidence_result(answer: SearchAnswer, *, explain: bool) -> EvidenceResult:
         offset=answer.offset, limit=answer.limit, has_more=answer.has_more,
         query_time_ms=answer.timings["total"],
         retrieval=RetrievalInfo(alpha=answer.alpha, fusion=answer.fusion,  # type: ignore[arg-type]
+                                calibrated=answer.calibrated,
                                 reranked=answer.reranked,
                                 reranked_count=answer.reranked_count,
                                 status=answer.status,  # type: ignore[arg-type]

@@ -18,6 +18,7 @@ from pydantic import (
     SerializerFunctionWrapHandler,
     field_validator,
     model_serializer,
+    model_validator,
 )
 
 from app.formats import KINDS
@@ -529,6 +530,9 @@ class RetrievalInfo(BaseModel):
     alpha: float = Field(description="The alpha asked for (or the default); which lanes "
                          "actually answered is `lanes`")
     fusion: Fusion = Field(Fusion.rank, description="The fusion used (additive)")
+    calibrated: bool = Field(False, description="Alpha or fusion, left open by the request, "
+                                                "came from this client's own calibration "
+                                                "(POST /clients/me/calibration; additive)")
     reranked: bool
     reranked_count: int
     status: RetrievalStatus = Field(
@@ -913,3 +917,83 @@ class WatchMatches(BaseModel):
     next_cursor: str = Field(description="Pass as cursor to read the matches recorded after "
                                          "these (a feed: poll with the last cursor)")
     has_more: bool
+
+
+# ---- judgments and calibration (issue 37) ---------------------------------------------------
+
+CHUNK_ID_PATTERN = r"^[A-Za-z0-9._-]+:v[0-9]+:[0-9]+$"
+
+
+class JudgmentIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    query: str = Field(..., min_length=1, max_length=1000, pattern=r"\S",
+                       description="The query as your users type it")
+    document_id: str | None = Field(None, min_length=1, max_length=200,
+                                    description="The document judged (or give chunk_id)")
+    chunk_id: str | None = Field(None, max_length=300, pattern=CHUNK_ID_PATTERN,
+                                 description="A chunk judged, as evidence cites it "
+                                             "(doc:v2:7): its document takes the grade")
+    grade: int = Field(..., ge=0, le=3, description="0 not relevant … 3 perfectly relevant")
+
+    @model_validator(mode="after")
+    def _one_target(self) -> JudgmentIn:
+        if (self.document_id is None) == (self.chunk_id is None):
+            raise ValueError("give document_id or chunk_id, one of them")
+        return self
+
+    @property
+    def target(self) -> str:
+        return self.document_id or (self.chunk_id or "").split(":", 1)[0]
+
+
+class JudgmentsIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    items: list[JudgmentIn] = Field(..., min_length=1, max_length=500)
+
+
+class JudgmentsStored(BaseModel):
+    stored: int
+    total: int = Field(description="The client's judgments in all")
+
+
+class JudgmentOut(BaseModel):
+    query: str
+    document_id: str
+    grade: int
+    created_at: datetime
+
+
+class JudgmentList(BaseModel):
+    items: list[JudgmentOut]
+    total: int
+
+
+class SearchDefaults(BaseModel):
+    alpha: float
+    fusion: str
+    ndcg: float | None = None
+
+
+class CalibrationOut(BaseModel):
+    queries: int = Field(description="Judged queries searched (those with a relevant document)")
+    folds: int
+    default: SearchDefaults = Field(description="The service's defaults and their nDCG@10")
+    chosen: SearchDefaults = Field(description="The best configuration over every query")
+    cross_validated_ndcg: float = Field(description="Each query scored by the configuration "
+                                                    "the other folds chose")
+    difference: float = Field(description="cross_validated − default, per query, mean")
+    interval: list[float] = Field(description="Its 95 % paired bootstrap interval")
+    applied: bool = Field(description="Whether the choice now decides this client's searches "
+                                      "that leave alpha or fusion open")
+    reason: str
+    per_fold: list[str]
+
+
+class CalibrationState(BaseModel):
+    applied: SearchDefaults | None = Field(None, description="This client's calibrated "
+                                                             "defaults; null: the service's")
+    applied_at: datetime | None = None
+    defaults: SearchDefaults = Field(description="The service's defaults")
+    report: CalibrationOut | None = Field(None, description="The report that applied them")

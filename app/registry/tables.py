@@ -288,3 +288,33 @@ class WatchMatch(Base):
     next_attempt_at: Mapped[datetime | None] = mapped_column(nullable=True)
     delivered_at: Mapped[datetime | None] = mapped_column(nullable=True)
     last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class Judgment(Base):
+    """A client's own relevance judgment: this document answers this query this well (issue 37:
+    calibration from the client's judgments). One per query and document; a new grade replaces
+    the old."""
+
+    __tablename__ = "judgments"
+    __table_args__ = (UniqueConstraint("client_id", "query", "document_id",
+                                       name="uq_judgment"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    client_id: Mapped[str] = mapped_column(ForeignKey("clients.id", ondelete="CASCADE"),
+                                           index=True)
+    query: Mapped[str] = mapped_column(Text)
+    document_id: Mapped[str] = mapped_column(String(200))
+    grade: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class ClientCalibration(Base):
+    """The search defaults a client's calibration chose and applied (alpha, fusion), with the
+    report that justified them."""
+
+    __tablename__ = "client_calibrations"
+    client_id: Mapped[str] = mapped_column(
+        ForeignKey("clients.id", ondelete="CASCADE"), primary_key=True)
+    alpha: Mapped[float] = mapped_column(Float)
+    fusion: Mapped[str] = mapped_column(String(16))
+    report: Mapped[dict[str, Any]] = mapped_column(JSON)
+    applied_at: Mapped[datetime] = mapped_column(default=utcnow)

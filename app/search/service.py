@@ -22,6 +22,7 @@ from app.entity_values import query_entity_keys
 from app.errors import BadRequest, Conflict
 from app.registry import bm25_stats, discovery
 from app.registry import documents as docs_registry
+from app.registry import judgments as judgments_registry
 from app.registry import near_duplicates as near_registry
 from app.registry.documents import ShownVersion
 from app.search.autocut import AUTOCUT_SPAN, autocut
@@ -111,6 +112,7 @@ class SearchAnswer:
     # the phrases and exclusions read from the query and what each removed (None: none)
     query_syntax: dict[str, Any] | None = None
     autocut: dict[str, int] | None = None  # with autocut: jumps, kept, of
+    calibrated: bool = False  # alpha or fusion came from the client's own calibration
 
     @property
     def status(self) -> str:
@@ -150,8 +152,13 @@ class SearchService:
         flt, applied = parse_filters(query.filters, client_id=client_id, key_types=key_types,
                                      catalog_complete=complete)
         flt = _in_time(flt, query)
-        alpha = self.default_alpha if query.alpha is None else query.alpha
-        fusion = query.fusion or self.engine.settings.fusion
+        # what the request leaves open, the client's own calibration decides where it has one
+        # (app/calibration/service.py), else the service's defaults
+        own = (judgments_registry.calibration(session, client_id=client_id)
+               if query.alpha is None or query.fusion is None else None)
+        alpha = query.alpha if query.alpha is not None else (
+            own.alpha if own is not None else self.default_alpha)
+        fusion = query.fusion or (own.fusion if own is not None else self.engine.settings.fusion)
 
         content: list[VersionHit] = []
         timings: dict[str, float] = {}
@@ -293,7 +300,7 @@ class SearchService:
             reranked=reranked, reranked_count=reranked_count, applied_filters=applied,
             timings=timings, warnings=warnings, lanes=lane_results, degradations=degradations,
             diagnoses=diagnoses, failures=failures, facets=facets, query_syntax=syntax_report,
-            autocut=cut,
+            autocut=cut, calibrated=own is not None,
             searched=sorted({lane.lane for lane in lane_results}, key=LANE_ORDER.index)
             + (["metadata"] if wants_metadata else []))
 
