@@ -18,7 +18,6 @@ from pydantic import (
     SerializerFunctionWrapHandler,
     field_validator,
     model_serializer,
-    model_validator,
 )
 
 from app.formats import KINDS
@@ -934,13 +933,8 @@ class JudgmentIn(BaseModel):
     chunk_id: str | None = Field(None, max_length=300, pattern=CHUNK_ID_PATTERN,
                                  description="A chunk judged, as evidence cites it "
                                              "(doc:v2:7): its document takes the grade")
-    grade: int = Field(..., ge=0, le=3, description="0 not relevant … 3 perfectly relevant")
-
-    @model_validator(mode="after")
-    def _one_target(self) -> JudgmentIn:
-        if (self.document_id is None) == (self.chunk_id is None):
-            raise ValueError("give document_id or chunk_id, one of them")
-        return self
+    grade: JsonInteger = Field(..., ge=0, le=3,
+                               description="0 not relevant … 3 perfectly relevant")
 
     @property
     def target(self) -> str:

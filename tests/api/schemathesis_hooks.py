@@ -41,6 +41,8 @@ UNSAYABLE = {
     # spec's; a URL's port out of range or a user in it are refused by rules a pattern cannot
     # state plainly; a watch's filters are checked as a search's
     "POST /watches": {"WEBHOOK_HOST_NOT_ALLOWED", "WEBHOOK_URL_INVALID", "INVALID_FILTER"},
+    # a judgment names its document or its chunk, one of the two (both fields are optional)
+    "POST /judgments": {"INVALID_JUDGMENT"},
 }
 KEY_SHAPE = ("is not a key", "unknown group")
 MULTIPART = {"POST /documents"}

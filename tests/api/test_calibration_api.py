@@ -157,6 +157,9 @@ def test_judgments_are_per_client_and_bounded(svc: Service) -> None:
                  {"query": "q", "chunk_id": "not a chunk", "grade": 1}):
         response = svc.http.post("/judgments", headers=svc.auth(key), json={"items": [item]})
         assert response.status_code == 422, item
+        if "grade" in item and item["grade"] == 1 and item["query"] == "q" and (
+                ("document_id" in item) == ("chunk_id" in item)):
+            assert response.json()["error"]["code"] == "INVALID_JUDGMENT"
     too_many = {"items": [{"query": "q", "document_id": "d", "grade": 1}] * 501}
     assert svc.http.post("/judgments", headers=svc.auth(key), json=too_many).status_code == 422
     assert svc.http.delete("/judgments", headers=svc.auth(key)).status_code == 204

@@ -21,6 +21,7 @@ from app.api.schemas import (
     error_responses,
 )
 from app.calibration.service import Setting, run_and_apply
+from app.errors import BadRequest
 from app.registry import judgments as judgments_registry
 from app.runtime import Runtime
 from app.search.service import SearchService
@@ -34,6 +35,10 @@ def record_judgments(body: JudgmentsIn, session: SessionDep,
                      client: PublishingClientDep) -> JudgmentsStored:
     """Judgments of your own: this document (or the document of this chunk) answers this query
     this well (0–3). A pair judged again takes the new grade. They are this client's alone."""
+    for i, item in enumerate(body.items):
+        if (item.document_id is None) == (item.chunk_id is None):
+            raise BadRequest(f"items[{i}]: give document_id or chunk_id, one of them",
+                             code="INVALID_JUDGMENT", details={"item": i})
     total = judgments_registry.record(session, client_id=client.id, items=[
         (item.query, item.target, item.grade) for item in body.items])
     return JudgmentsStored(stored=len(body.items), total=total)
