@@ -447,3 +447,45 @@ def test_a_watch_through_the_cli(narrow: CliRunner, server: LiveServer) -> None:
         assert code == 1 and "no watch" in out
     finally:
         receiver.close()
+
+
+def test_judgments_files_read_both_ways_and_a_bad_line_is_named(tmp_path: Path) -> None:
+    from app.cli.calibrate import read_judgments
+    from app.errors import BadRequest
+
+    tsv = tmp_path / "j.tsv"
+    tsv.write_text("query\tdocument_id\tgrade\nannual fee\tcontract\t2\nrent\tlease\t0\n")
+    assert read_judgments(tsv) == [{"query": "annual fee", "document_id": "contract",
+                                    "grade": 2},
+                                   {"query": "rent", "document_id": "lease", "grade": 0}]
+    jsonl = tmp_path / "j.jsonl"
+    jsonl.write_text('{"query": "fee", "chunk_id": "contract:v1:0", "grade": 3}\n')
+    assert read_judgments(jsonl) == [{"query": "fee", "chunk_id": "contract:v1:0", "grade": 3}]
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("fee\tcontract\t2\nno tabs here\n")
+    with pytest.raises(BadRequest, match=r"bad.tsv:2"):
+        read_judgments(bad)
+
+
+def test_calibrate_through_the_cli(narrow: CliRunner, tmp_path: Path) -> None:
+    from evidence_client import EvidenceClient
+    from tests.api.test_calibration_api import TOPICS, MeaningDense, meaning_corpus
+
+    with live_server(tmp_path / "server", fake_models(dense=MeaningDense())) as live, \
+            worker_running(live):
+        with EvidenceClient(live.url, api_key=live.keys["acme"]) as client:
+            for c in TOPICS:
+                for doc_id, text in meaning_corpus(c):
+                    job = client.upload(text.encode(), filename=f"{doc_id}.txt",
+                                        document_id=doc_id)
+                    client.wait_for_job(job["job_id"], timeout_s=30)
+        judged = tmp_path / "judged.tsv"
+        judged.write_text("".join(f"zorb{c} plin{c}\trel-{c}\t2\n" for c in TOPICS))
+        code, out = _run(narrow, live, "calibrate", "--judgments", str(judged))
+        assert code == 0, out
+        _lines_fit(out)
+        assert "12 judged queries, 5-fold cross-validation" in out
+        assert "chosen    alpha 1, rank: nDCG@10 1.000" in out
+        assert "applied: choosing by cross-validation beats the defaults" in out
+        code, out = _run(narrow, live, "calibrate")  # judgments kept: the same choice again
+        assert code == 0 and "applied:" in out

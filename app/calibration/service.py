@@ -82,7 +82,8 @@ def calibrate(session: Session, search: SearchService, *, client_id: str,
     judged = {q: rel for q, rel in judged.items() if any(g > 0 for g in rel.values())}
     if len(judged) < MIN_QUERIES:
         raise Conflict(f"calibration needs at least {MIN_QUERIES} queries with a relevant "
-                       f"judgment (POST /judgments); this client has {len(judged)}",
+                       f"judgment (POST /judgments, or `evidence calibrate --judgments FILE`); "
+                       f"this client has {len(judged)}",
                        code="NOT_ENOUGH_JUDGMENTS",
                        details={"queries": len(judged), "needed": MIN_QUERIES})
     queries = sorted(judged)[:MAX_QUERIES]
