@@ -39,7 +39,8 @@ from evaluation.runner import ranked_ids
 
 CONFIG_KEYS = {"fusion": ("rank", "dbsf", "relative_score"), "alpha": None,
                "floors": ("on", "off"), "rerank": ("on", "off"), "depth": None, "prf": None,
-               "prior": None, "entity": None, "dense_floor": None, "rrf_k": None}
+               "prior": None, "entity": None, "dense_floor": None, "rrf_k": None,
+               "floor_rule": ("fixed", "chance")}
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,8 @@ class Config:
     dense_floor: float | None = None
     # rank fusion's constant k (EVIDENCE_SEARCH__RRF_K); None: the settings' value
     rrf_k: int | None = None
+    # the dense floor's rule (EVIDENCE_SEARCH__DENSE_FLOOR_RULE); None: the settings' value
+    floor_rule: str | None = None
 
     @classmethod
     def parse(cls, text: str, base: Config | None = None) -> Config:
@@ -116,7 +119,8 @@ class Config:
                 + (f",prior={self.prior:g}" if self.prior is not None else "")
                 + (f",entity={self.entity:g}" if self.entity is not None else "")
                 + (f",dense_floor={self.dense_floor:g}" if self.dense_floor is not None else "")
-                + (f",rrf_k={self.rrf_k}" if self.rrf_k is not None else ""))
+                + (f",rrf_k={self.rrf_k}" if self.rrf_k is not None else "")
+                + (f",floor_rule={self.floor_rule}" if self.floor_rule is not None else ""))
 
 
 def per_query_ndcg(runtime: Runtime, client_id: str, data: Dataset,
@@ -128,7 +132,8 @@ def per_query_ndcg(runtime: Runtime, client_id: str, data: Dataset,
         **({"bm25_prior_chunks": config.prior} if config.prior is not None else {}),
         **({"entity_weight": config.entity} if config.entity is not None else {}),
         **({"dense_floor": config.dense_floor} if config.dense_floor is not None else {}),
-        **({"rrf_k": config.rrf_k} if config.rrf_k is not None else {})})
+        **({"rrf_k": config.rrf_k} if config.rrf_k is not None else {}),
+        **({"dense_floor_rule": config.floor_rule} if config.floor_rule is not None else {})})
     if not config.floors:
         settings = settings.model_copy(update={"dense_floor": float("-inf"),
                                                "sparse_floor": float("-inf")})

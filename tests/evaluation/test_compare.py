@@ -21,8 +21,10 @@ def test_configs_parse_over_a_base_and_name_themselves() -> None:
     assert Config.parse("alpha=0.3", base).name == "fusion=dbsf,alpha=0.3,floors=off"
     assert Config.parse("dense_floor=0.26,rrf_k=5").name == (
         "fusion=rank,alpha=0.5,floors=on,dense_floor=0.26,rrf_k=5")
+    assert Config.parse("alpha=1,floor_rule=chance").name == (
+        "fusion=rank,alpha=1,floors=on,floor_rule=chance")
     for bad in ("fusion=borda", "alpha=2", "depth=5000", "depth=x", "top=3", "alpha",
-                "dense_floor=2", "rrf_k=0", "rrf_k=x"):
+                "dense_floor=2", "rrf_k=0", "rrf_k=x", "floor_rule=median"):
         with pytest.raises(ValueError):
             Config.parse(bad)
     grid = sweep_configs(base, ["alpha=0.3|0.7", "floors=on|off"])
