@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from bench.common import REPO, SCIFACT, machine
-from bench.dense_floor_null import EVERYDAY, repo_paragraphs
+from bench.dense_floor_null import EVERYDAY, off_topic_passages
 
 CUTS = (0, 4, 3, 2, 1)
 FIXED = 0.26
@@ -34,11 +34,7 @@ def main() -> None:
     dense, background = models.dense, models.chance_background
     assert dense is not None and background is not None, "run `evidence models install`"
     data = beir.load(SCIFACT)
-    engineering = dense.embed_documents(repo_paragraphs())
-    rng = np.random.default_rng(0)
-    sample = rng.choice(sorted(data.corpus), 2000, replace=False)
-    science = dense.embed_documents([f"{data.corpus[d][0]}\n\n{data.corpus[d][1]}"
-                                     for d in sample])
+    engineering, science = off_topic_passages(dense, data)
     judged = sorted({d for rel in data.qrels.values() for d in rel if d in data.corpus})
     relevant = dict(zip(judged, dense.embed_documents(
         [f"{data.corpus[d][0]}\n\n{data.corpus[d][1]}" for d in judged]), strict=True))

@@ -50,6 +50,17 @@ def repo_paragraphs() -> list[str]:
     return paragraphs
 
 
+def off_topic_passages(dense, data) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
+    """The two domains' passages, embedded: this repository's prose paragraphs, and 2,000
+    SciFact abstracts drawn with a fixed seed."""
+    engineering = dense.embed_documents(repo_paragraphs())
+    rng = np.random.default_rng(0)
+    sample = rng.choice(sorted(data.corpus), 2000, replace=False)
+    science = dense.embed_documents([f"{data.corpus[d][0]}\n\n{data.corpus[d][1]}"
+                                     for d in sample])
+    return engineering, science
+
+
 def off_topic_cosines() -> dict[str, np.ndarray]:
     from app.models.loading import load_models
     from evaluation import beir
@@ -59,11 +70,7 @@ def off_topic_cosines() -> dict[str, np.ndarray]:
     dense = models.dense
     assert dense is not None, "the dense model is not installed"
     data = beir.load(SCIFACT)
-    engineering = dense.embed_documents(repo_paragraphs())
-    rng = np.random.default_rng(0)
-    sample = rng.choice(sorted(data.corpus), 2000, replace=False)
-    science = dense.embed_documents([f"{data.corpus[d][0]}\n\n{data.corpus[d][1]}"
-                                     for d in sample])
+    engineering, science = off_topic_passages(dense, data)
     out = {}
     for label, queries in (
             ("claims, whole", data.queries),

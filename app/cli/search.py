@@ -176,6 +176,7 @@ def documents_show(
           as_json)
 
 
+@app.command("changes")  # `evidence changes DOC`, the spelling, and under documents
 @documents_app.command("changes")
 def documents_changes(
     document_id: Annotated[str, typer.Argument(help="the document's id")],

@@ -1,6 +1,6 @@
-"""`evidence watch add|list|matches|rm` (standing queries) and `evidence changes` (what changed
-between versions). Watches live where the server evaluates them, so these commands always talk
-to a running server (--server, else EVIDENCE_SERVER_URL) with the client's key."""
+"""`evidence watch add|list|matches|rm`: standing queries. Watches live where the server
+evaluates them, so these commands always talk to a running server (--server, else
+EVIDENCE_SERVER_URL) with the client's key."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from app.cli.common import ApiKeyOption, JsonOption, ServerOption, _show, app, watch_app
+from app.cli.common import ApiKeyOption, JsonOption, ServerOption, _show, watch_app
 from app.settings import get_settings
 
 NameOption = Annotated[str | None, typer.Option(help="a label of your own")]
@@ -93,24 +93,6 @@ def watch_rm(
     _show(lambda: _call(api_key, server, "DELETE", f"/watches/{quote(watch_id, safe='')}",
                         ok=(204,)) or {"deleted": watch_id},
           lambda out, answer: out.print(f"deleted {answer['deleted']}"), False)
-
-
-@app.command()
-def changes(
-    document_id: Annotated[str, typer.Argument(help="the document's id")],
-    from_version: Annotated[str | None, typer.Option(
-        "--from", help="the earlier version (default: the one before --to)")] = None,
-    to_version: Annotated[str | None, typer.Option(
-        "--to", help="the later version (default: the current one)")] = None,
-    as_json: JsonOption = False,
-    api_key: ApiKeyOption = None,
-    server: ServerOption = None,
-) -> None:
-    """What changed between two versions of a document (`documents changes` too)."""
-    from app.cli_documents import print_changes, show_changes
-
-    _show(lambda: show_changes(get_settings(), api_key, server, document_id, from_version,
-                               to_version), print_changes, as_json)
 
 
 # -- printing, at 80 columns -------------------------------------------------------------------
