@@ -56,8 +56,8 @@ def test_answer_has_exactly_the_contract_shape(svc: Service) -> None:
     assert {"query", "total", "total_is_lower_bound", "offset", "limit", "has_more",
             "query_time_ms", "retrieval", "applied_filters"} <= set(meta)
     assert meta["query"] == "budget report" and meta["scope"] == "content"
-    assert meta["retrieval"] == {"alpha": 0.5, "fusion": "rank", "reranked": False,
-                                 "reranked_count": 0, "status": "complete",
+    assert meta["retrieval"] == {"alpha": 0.5, "fusion": "rank", "calibrated": False,
+                                 "reranked": False, "reranked_count": 0, "status": "complete",
                                  "lanes": ["dense", "sparse"], "failures": []}
     assert meta["warnings"] == []  # a complete answer says nothing
     assert set(meta["timings"]) == {"embed", "dense", "sparse", "entity", "fuse", "rerank", "group",
