@@ -34,6 +34,7 @@ from app.search.spans import literal_spans
 from app.search.types import Candidate, LaneResult, Trace, VersionHit
 from app.settings import SearchSettings
 from app.store import ChunkFilter, VectorStore
+from app.store.base import FAR_FUTURE
 from app.store.payload import DOCUMENT_ID, TEXT, VERSION_ID
 
 RERANK_CODES = {"rerank_unavailable": "RERANKER_UNAVAILABLE",
@@ -262,8 +263,18 @@ class SearchEngine:
         client_only = ChunkFilter(client_id=plan.filter.client_id)
         if self.store.count(client_only) == 0:
             return ["nothing is indexed yet: this client has no published document version"]
-        if plan.filter != client_only and self.store.count(plan.filter) == 0:
+        if plan.filter == client_only or self.store.count(plan.filter):
+            return []
+        if plan.filter.narrows and not self.store.count(replace(
+                plan.filter, searchable_only=False, published_by=FAR_FUTURE,
+                superseded_after=None)):  # in no published version, at any time
             return ["no published document version matches these filters"]
+        if plan.filter.superseded_after is not None:  # as_of: the instant holds none
+            return ["no document version that matches was current at as_of (before the "
+                    "first publication, or the matching versions were current at other times)"]
+        if plan.filter.searchable_only:
+            return ["only superseded versions match these filters: versions: all or as_of "
+                    "shows them"]
         return []
 
     def _lanes(self, plan: SearchPlan, dense_vector: Callable[[], list[float] | None],

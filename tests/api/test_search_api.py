@@ -467,3 +467,26 @@ def test_unparsable_bodies_get_their_own_codes_and_405_says_what_is_allowed(
     assert (r.status_code, r.headers["Allow"]) == (405, "GET, POST")
     r = svc.http.put("/documents/x", headers=svc.auth())
     assert (r.status_code, r.headers["Allow"]) == (405, "DELETE, GET")
+
+
+def test_an_empty_answer_says_why_in_words_that_are_true(tmp_path: Path) -> None:
+    """Issue 38: as_of with no filters never blames filters; filters that match only a
+    superseded version say so; filters that match nothing say that."""
+    with running_service(tmp_path, fake_models()) as svc:
+        svc.ingest("fees.txt", "The annual fee is 12,000 EUR.", document_id="fees")
+        svc.ingest("fees.txt", "The annual fee is 24,000 EUR.", document_id="fees")
+
+        def warnings(**body: object) -> list[str]:
+            answer = svc.search(query="annual fee", **body).json()
+            assert answer["results"] == [] or not answer["meta"]["warnings"], answer
+            return answer["meta"]["warnings"]
+
+        before = warnings(as_of="2000-01-01T00:00:00Z")
+        assert len(before) == 1 and "current at as_of" in before[0]
+        assert "filters" not in before[0]
+        assert warnings(filters={"version_id": "v1"}) == [
+            "only superseded versions match these filters: versions: all or as_of shows them"]
+        assert warnings(filters={"document_id": "nope"}) == [
+            "no published document version matches these filters"]
+        assert warnings(filters={"version_id": "v1"}, versions="all") == []  # found
+        assert warnings() == []
