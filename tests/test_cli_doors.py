@@ -305,6 +305,10 @@ def test_an_apis_http_remedy_becomes_the_clis_own() -> None:
         "`evidence serve`?); the CLI sends work to the server instead"))
     assert "sends work" not in locked and locked.endswith(
         "stop `evidence serve` first: the embedded engine admits one process")
+    reindexing = cli.cli_error(StoreLocked(  # app/store/edge.set_aside says the remedy itself
+        "the embedded engine at data/qdrant/shard is in use by another process: stop "
+        "`evidence serve` first"))
+    assert reindexing.count("stop `evidence serve` first") == 1  # issue 38: it said it twice
 
 
 def test_ranges_negations_and_facets_through_the_cli(narrow: CliRunner, server: LiveServer,

@@ -67,6 +67,8 @@ def cli_error(exc: ServiceError) -> str:
                                   "")
     message = message.replace("; the CLI sends work to the server instead", "")
     remedy = CLI_REMEDIES.get(exc.code)
+    if remedy and remedy.split(":", 1)[0] in message:
+        remedy = None  # the message already says it (a remedy said twice reads as a stutter)
     return f"{exc.code}: {message}" + (f"; {remedy}" if remedy else "")
 
 
