@@ -493,3 +493,20 @@ def test_calibrate_through_the_cli(narrow: CliRunner, tmp_path: Path) -> None:
         assert "applied: choosing by cross-validation beats the defaults" in out
         code, out = _run(narrow, live, "calibrate")  # judgments kept: the same choice again
         assert code == 0 and "applied:" in out
+
+
+def test_every_supported_kind_is_named_where_a_person_picks_one(narrow: CliRunner) -> None:
+    """Issue 38: `ingest --help`, the console's file picker and its kind filter name every
+    kind app/formats.py (the API's list) supports."""
+    import re
+
+    from app.formats import KINDS, SUPPORTED
+    from tests.conftest import REPO
+
+    helped = " ".join(narrow.invoke(cli.app, ["ingest", "--help"]).output.split())
+    assert all(re.search(rf"\b{kind}\b", helped) for kind in KINDS), helped
+    page = (REPO / "app" / "console" / "index.html").read_text()
+    accept = re.search(r'id="file" type="file" accept="([^"]+)"', page).group(1)  # type: ignore[union-attr]
+    assert set(accept.split(",")) == set(SUPPORTED)
+    kind_filter = page.split('id="doc-kind"', 1)[1].split("</select>", 1)[0]
+    assert re.findall(r"<option>(\w+)</option>", kind_filter) == list(KINDS)

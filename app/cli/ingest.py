@@ -18,6 +18,7 @@ from app.cli.common import (
     app,
 )
 from app.errors import ServiceError, StoreLocked
+from app.formats import KINDS
 from app.settings import get_settings
 
 SKIPPED_SHOWN = 20
@@ -41,20 +42,22 @@ def pick_files(folder: Path, max_bytes: int) -> tuple[list[Path], list[tuple[Pat
     return files, skipped
 
 
-@app.command()
+INGEST_HELP = (
+    f"Ingest files of every supported kind ({', '.join(KINDS)}); each becomes a published "
+    "version.\n\n"
+    "A file's document_id is its path under FOLDER, so ingesting the same folder again makes new "
+    "versions of changed files (unchanged ones are left as they are). Runs in-process (the "
+    "API's own code path) unless the embedded engine is held by a running `evidence serve` or "
+    "--server is given, in which case files are uploaded to the server.")
+
+
+@app.command(help=INGEST_HELP)  # the kinds from app/formats.py, the list the API takes
 def ingest(
     folder: Annotated[Path, typer.Argument(exists=True, help="a file or a folder (recursive)")],
     source: Annotated[str | None, typer.Option(help="source label for these documents")] = None,
     api_key: ApiKeyOption = None,
     server: ServerOption = None,
 ) -> None:
-    """Ingest PDF, DOCX, HTML, Markdown and text files; each becomes a published version.
-
-    A file's document_id is its path under FOLDER, so ingesting the same folder again makes new
-    versions of changed files (unchanged ones are left as they are). Runs in-process (the API's
-    own code path) unless the embedded engine is held by a running `evidence serve` or --server
-    is given, in which case files are uploaded to the server.
-    """
     from app.cli_ingest import ingest_in_process, ingest_via_server
     from app.uploads import SUPPORTED
 
