@@ -128,9 +128,24 @@ def marked_snippet(item: dict) -> Text:
 def _where(item: dict[str, Any]) -> str:
     if item.get("page"):
         return f"p. {item['page']}"
+    table = item.get("location") or {}
+    if table.get("rows"):  # a spreadsheet's or CSV's chunk: its sheet and rows
+        first, last = table["rows"][0], table["rows"][-1]
+        rows = f"row {first}" if first == last else f"rows {first}–{last}"
+        return f"{table['sheet']} {rows}" if table.get("sheet") else rows
     if item.get("line_start"):
-        return f"lines {item['line_start']}–{item.get('line_end') or item['line_start']}"
+        first, last = item["line_start"], item.get("line_end") or item["line_start"]
+        return f"line {first}" if first == last else f"lines {first}–{last}"
     return ""
+
+
+def _version_note(ref: dict[str, Any]) -> str:
+    """A superseded version (versions all, as_of) says so, and by what."""
+    if ref.get("is_current") is not False:
+        return ""
+    by = f" by {ref['superseded_by']}" if ref.get("superseded_by") else ""
+    when = f" {ref['superseded_at'][:10]}" if ref.get("superseded_at") else ""
+    return f" (superseded{by}{when})"
 
 
 def _explained(item: dict[str, Any]) -> str:
@@ -158,10 +173,18 @@ def print_answer(console: Console, answer: dict[str, Any], *, explain: bool = Fa
         head = Text()
         head.append(f"{row['rank']:>2}. ", style="bold")
         head.append(f"{ref['document_id']} {ref['version_id'] or ''}", style="cyan")
+        note = _version_note(ref)
+        if note:
+            head.append(note, style="yellow")
         if title:
             head.append(f" — {title}")
-        head.append(f"  [{lanes}]", style="dim")
+        tag = f"  [{lanes}]"
+        if len(head.plain) + len(tag) <= console.width:
+            head.append(tag, style="dim")
+            tag = ""
         console.print(head)
+        if tag:  # never wrapped to column 0: the lanes on a line of their own, indented
+            console.print(indented(Text(tag.strip(), style="dim"), 4))
         items = row["content_evidence"]["items"]
         for item in items:
             where = _where(item)

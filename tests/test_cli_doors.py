@@ -510,3 +510,41 @@ def test_every_supported_kind_is_named_where_a_person_picks_one(narrow: CliRunne
     assert set(accept.split(",")) == set(SUPPORTED)
     kind_filter = page.split('id="doc-kind"', 1)[1].split("</select>", 1)[0]
     assert re.findall(r"<option>(\w+)</option>", kind_filter) == list(KINDS)
+
+
+def test_rows_lines_superseded_versions_and_long_heads_at_80_columns() -> None:
+    """Issue 38: one line reads "line 5", a sheet's chunk names its sheet and rows, a
+    superseded version says so, and a long head puts its lanes on an indented line."""
+    def row(rank: int, doc: str, ref: dict, item: dict) -> dict:
+        return {"rank": rank, "document_version": {"document_id": doc, "version_id": "v1",
+                                                   **ref},
+                "canonical_metadata": {"document": {}},
+                "retrieval_contributions": [{"lane": "content", "rank": rank}],
+                "content_evidence": {"items": [{"chunk_id": "c", "chunk_index": 0,
+                                                "text": "fee 12000", "page": None,
+                                                "literal_spans": [], **item}],
+                                     "total": 1, "truncated": False},
+                "metadata_evidence": {"items": [], "total": 0, "truncated": False}}
+
+    answer = {"results": [
+        row(1, "notes.md", {}, {"line_start": 5, "line_end": 5}),
+        row(2, "notes.md", {}, {"line_start": 5, "line_end": 9}),
+        row(3, "ledger.xlsx", {"is_current": False, "superseded_by": "v2",
+                               "superseded_at": "2026-04-15T10:03:00Z"},
+            {"location": {"sheet": "Fees", "rows": [3, 3]}}),
+        row(4, "prices.csv", {}, {"location": {"sheet": None, "rows": [2, 7]}}),
+        row(5, "a-very-long-document-name-that-fills-most-of-the-line-already-x.pdf", {}, {})],
+        "meta": {"query": "fee", "total": 5, "total_is_lower_bound": False, "offset": 0,
+                 "limit": 10, "has_more": False, "query_time_ms": 1.0,
+                 "retrieval": {"alpha": 0.5, "reranked": False, "reranked_count": 0},
+                 "scope": "content", "warnings": []}}
+    console = Console(width=WIDTH, record=True, highlight=False)
+    print_answer(console, answer)
+    out = console.export_text()
+    _lines_fit(out)
+    assert "    line 5: fee 12000" in out and "    lines 5–9: fee 12000" in out
+    assert " 3. ledger.xlsx v1 (superseded by v2 2026-04-15)  [content #3]" in out
+    assert "    Fees row 3: fee 12000" in out and "    rows 2–7: fee 12000" in out
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(" 5. "))
+    assert lines[at + 1] == "    [content #5]"
