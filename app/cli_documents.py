@@ -97,10 +97,15 @@ def print_documents(console: Console, listing: dict[str, Any]) -> None:
         head.append(doc["document_id"], style="cyan")
         head.append("  ")
         head.append_text(_state(doc["state"]))
-        head.append(f"  {doc['kind']} · {doc['version_count']} version(s) · "
-                    f"{_plural(doc['chunk_count'], 'chunk')} · updated {doc['updated_at'][:16]}",
-                    style="dim")
+        facts = (f"  {doc['kind']} · {_plural(doc['version_count'], 'version')} · "
+                 f"{_plural(doc['chunk_count'], 'chunk')} · "
+                 f"{doc['updated_at'][:16].replace('T', ' ')}")
+        if len(head.plain) + len(facts) <= console.width:
+            head.append(facts, style="dim")
+            facts = ""
         console.print(head)
+        if facts:  # a long id: the facts on a line of their own, whole, never split mid-date
+            console.print(indented(Text(facts.strip(), style="dim"), 4))
         named = doc["title"] or doc["filename"]
         source = f" · {doc['source']}" if doc.get("source") else ""
         console.print(indented(Text(f"{named}{source}"), 4))

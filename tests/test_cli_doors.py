@@ -5,6 +5,7 @@ Against a live server on a free port (fake models) and, for `serve`, with no mod
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -166,7 +167,8 @@ def test_search_documents_and_jobs_through_a_server_at_80_columns(
     _lines_fit(out)
     lines = out.splitlines()
     assert lines[0] == "3 document(s)"
-    assert lines[1].startswith("broken.pdf  failed  pdf · 1 version(s) · 0 chunks")
+    assert re.fullmatch(r"broken\.pdf  failed  pdf · 1 version · 0 chunks · "
+                        r"\d{4}-\d\d-\d\d \d\d:\d\d", lines[1])  # the date whole, on the line
     assert lines[2] == "    broken.pdf · wiki"
     assert lines[3].startswith("    failed (PDF_CORRUPT): ")  # the stable code, then why
     assert any(line.startswith("handbook.md  published") for line in lines)
@@ -548,3 +550,17 @@ def test_rows_lines_superseded_versions_and_long_heads_at_80_columns() -> None:
     lines = out.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith(" 5. "))
     assert lines[at + 1] == "    [content #5]"
+
+
+def test_documents_list_keeps_the_date_whole_at_80_columns() -> None:
+    from app.cli_documents import print_documents
+
+    doc = {"document_id": "reports/2026/q3/a-long-quarterly-budget-report-name.pdf",
+           "state": "published", "kind": "pdf", "version_count": 3, "chunk_count": 1200,
+           "updated_at": "2026-12-02T08:45:10Z", "title": "Q3 budget", "filename": "q3.pdf"}
+    console = Console(width=WIDTH, record=True, highlight=False)
+    print_documents(console, {"documents": [doc], "offset": 0, "total": 1})
+    lines = console.export_text().splitlines()
+    _lines_fit("\n".join(lines))
+    assert lines[1] == "reports/2026/q3/a-long-quarterly-budget-report-name.pdf  published"
+    assert lines[2] == "    pdf · 3 versions · 1,200 chunks · 2026-12-02 08:45"
