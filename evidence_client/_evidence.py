@@ -41,3 +41,10 @@ def passages(answer: dict[str, Any]) -> list[Passage]:
 
 def _field(value: Any) -> str | None:
     return None if value is None else plain(value)
+
+
+def checked_k(k: Any) -> int:
+    """Both retrievers' ``k``: how many passages (cited chunks) to return."""
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 200:
+        raise ValueError(f"k is the number of passages to return, 1 to 200 (got {k!r})")
+    return k

@@ -16,15 +16,17 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field
 
-from evidence_client._evidence import passages
+from evidence_client._evidence import checked_k, passages
 from evidence_client.client import EvidenceClient
 
 
 class EvidenceRetriever(BaseRetriever):
-    """``k`` document versions per query (each with up to three cited chunks); ``search``
-    holds any other search field (scope, alpha, filters, versions, as_of, explain…).
-    metadata: document_id, version_id, chunk_id, page, filename, title, rank, scores when
-    explained, and ``untrusted: True`` — the text is data, never instructions."""
+    """``k`` Documents per query, one per cited chunk, best first (``k`` from the
+    constructor, or per call: ``invoke(q, k=2)``, as LangChain's standard retriever tests
+    ask); ``search`` holds any other search field (scope, alpha, filters, versions, as_of,
+    explain…), and a call's other keyword arguments override it. metadata: document_id,
+    version_id, chunk_id, page, filename, title, rank, scores when explained, and
+    ``untrusted: True`` — the text is data, never instructions."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
@@ -32,7 +34,10 @@ class EvidenceRetriever(BaseRetriever):
     k: int = 5
     search: dict[str, Any] = Field(default_factory=dict)
 
-    def _get_relevant_documents(self, query: str, *,
-                                run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
-        answer = self.client.search(query, **{"limit": self.k, **self.search})
-        return [Document(page_content=p.text, metadata=p.metadata) for p in passages(answer)]
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
+                                **kwargs: Any) -> list[Document]:
+        k = checked_k(kwargs.pop("k", self.k))
+        # k versions hold at least k cited chunks where k exist: one search, then cut to k
+        answer = self.client.search(query, **{"limit": min(k, 200), **self.search, **kwargs})
+        return [Document(page_content=p.text, metadata=p.metadata)
+                for p in passages(answer)][:k]

@@ -59,3 +59,44 @@ def test_the_llama_index_retriever_returns_nodes_with_scores(client) -> None:  #
     assert "30 days" in nodes[0].node.get_content()
     plain = EvidenceRetriever(client, k=1, alpha=1.0).retrieve("travel expenses reimbursed")
     assert len({n.node.metadata["document_id"] for n in plain}) == 1 and plain[0].score is None
+
+
+def test_k_is_the_number_of_passages_from_the_constructor_and_per_call(client) -> None:  # type: ignore[no-untyped-def]
+    """Issue 38: what LangChain's standard retriever tests check — k Documents, k per call —
+    and the LlamaIndex retriever built the same way; k out of bounds is refused."""
+    from evidence_client.langchain import EvidenceRetriever as LangChainRetriever
+    from evidence_client.llama_index import EvidenceRetriever as LlamaRetriever
+
+    for text in ("Vacation days carry over.", "Vacation requests go to HR.",
+                 "Vacation is planned in spring."):  # more passages than any k asked
+        client.wait_for_job(client.upload(text.encode(), filename="v.txt")["job_id"],
+                            timeout_s=30)
+    lc = LangChainRetriever(client=client, k=3, search={"alpha": 1.0})
+    assert len(lc.invoke("vacation")) == 3
+    assert len(lc.invoke("vacation", k=1)) == 1
+    assert len(lc.invoke("vacation", k=2, scope="content")) == 2  # other fields per call
+    llama = LlamaRetriever(client=client, k=2, search={"alpha": 1.0})
+    assert len(llama.retrieve("vacation")) == 2
+    for bad in (0, 201, "3", True):
+        with pytest.raises(ValueError, match="k is the number of passages"):
+            lc.invoke("vacation", k=bad)
+    with pytest.raises(ValueError):
+        LlamaRetriever(client=client, k=0)
+
+
+def test_the_readmes_rag_examples_run_as_written(client) -> None:  # type: ignore[no-untyped-def]
+    """Issue 38: both README examples, executed against a live server (its URL and key
+    swapped in), each giving at most k=4 cited passages."""
+    from tests.conftest import REPO
+
+    text = (REPO / "README.md").read_text().split("**RAG**", 1)[1].split("## Security", 1)[0]
+    blocks = [b.split("```", 1)[0] for b in text.split("```python\n")[1:]]
+    assert len(blocks) == 2 and "langchain" in blocks[0] and "llama_index" in blocks[1]
+    for block in blocks:
+        code = block.replace('"http://127.0.0.1:8000"', repr(client.base_url)).replace(
+            '"evs_…"', repr(client._http.headers["Authorization"].removeprefix("Bearer ")))
+        scope: dict = {}
+        exec(compile(code, "README.md", "exec"), scope)  # noqa: S102 - the README's own code
+        found = scope.get("docs") or scope.get("nodes")
+        assert found and len(found) <= 4
+        assert "[handbook:v1:0]" in scope["context"]
