@@ -138,3 +138,29 @@ def test_the_four_tools_over_streamable_http(live) -> None:  # type: ignore[no-u
 def test_a_fence_cannot_be_closed_by_the_text_it_holds() -> None:
     assert fence("plain") == "```text\nplain\n```"
     assert fence("a ```` b").startswith("`````text\n")
+
+
+def test_the_printed_host_configuration_works_as_pasted(live) -> None:  # type: ignore[no-untyped-def]
+    """Issue 38: `evidence mcp --print-config` names this very `evidence` by its absolute
+    path (a host has not the venv's PATH) and the key; started exactly so — with no PATH at
+    all — the server answers."""
+    import json
+    import subprocess
+
+    printed = subprocess.run(
+        [sys.executable, "-m", "app.cli", "mcp", "--print-config", "--server", live.url],
+        capture_output=True, text=True, timeout=60,
+        env={**os.environ, "EVIDENCE_API_KEY": live.keys["acme"]}, check=True)
+    entry = json.loads(printed.stdout)["mcpServers"]["evidence"]
+    assert os.path.isabs(entry["command"]) and os.access(entry["command"], os.X_OK)
+    assert entry["args"] == ["mcp", "--server", live.url]
+    assert entry["env"] == {"EVIDENCE_API_KEY": live.keys["acme"]}
+    target = StdioServerParameters(command=entry["command"], args=entry["args"],
+                                   env={**entry["env"], "HF_HUB_OFFLINE": "1"})
+
+    async def search() -> str:
+        async with Client(target) as client:
+            return _text(await client.call_tool("search", {"query": "vacation days",
+                                                           "alpha": 1.0}))
+
+    assert "handbook" in asyncio.run(search())
