@@ -276,6 +276,21 @@ class Settings(BaseSettings):
 CONTRACT_ALIASES = {"HYBRID_ALPHA": "EVIDENCE_SEARCH__HYBRID_ALPHA"}
 
 
+def setting_errors(exc: Exception) -> str | None:
+    """A settings ValidationError as one line naming each variable and its value
+    (``EVIDENCE_SEARCH__RRF_K='abc': Input should be a valid integer``); None for others."""
+    from pydantic import ValidationError
+
+    if not isinstance(exc, ValidationError) or exc.title != "Settings":
+        return None
+    parts = []
+    for error in exc.errors()[:3]:
+        name = "EVIDENCE_" + "__".join(str(p).upper() for p in error["loc"])
+        value = f"={error['input']!r}" if not isinstance(error.get("input"), dict) else ""
+        parts.append(f"{name}{value}: {error['msg'].split(',')[0]}")
+    return "invalid setting: " + "; ".join(parts)
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     """The process-wide settings, read once from the environment."""

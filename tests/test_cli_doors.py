@@ -564,3 +564,20 @@ def test_documents_list_keeps_the_date_whole_at_80_columns() -> None:
     _lines_fit("\n".join(lines))
     assert lines[1] == "reports/2026/q3/a-long-quarterly-budget-report-name.pdf  published"
     assert lines[2] == "    pdf · 3 versions · 1,200 chunks · 2026-12-02 08:45"
+
+
+def test_a_bad_setting_is_one_message_naming_it_and_its_value(
+        narrow: CliRunner, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 38: EVIDENCE_SEARCH__RRF_K=abc said a multi-line pydantic dump."""
+    import sys
+
+    monkeypatch.setenv("EVIDENCE_SEARCH__RRF_K", "abc")
+    monkeypatch.setattr(sys, "argv", ["evidence", "documents", "list"])
+    get_settings.cache_clear()
+    with pytest.raises(SystemExit) as ended:
+        cli.main()
+    said = " ".join(capsys.readouterr().err.split())
+    assert ended.value.code == 1
+    assert said == ("error: invalid setting: EVIDENCE_SEARCH__RRF_K='abc': Input should be a "
+                    "valid integer")

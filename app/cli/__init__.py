@@ -72,6 +72,12 @@ def main() -> None:
     except Exception as exc:  # noqa: BLE001 - the last word on anything unforeseen
         if os.environ.get("EVIDENCE_DEBUG"):
             raise
+        from app.settings import setting_errors
+
+        said = setting_errors(exc)
+        if said is not None:  # a bad setting: one line naming it and its value
+            common.err.print(f"[red]error:[/red] {escape(said)}")
+            raise SystemExit(1) from None
         common.err.print(f"[red]error:[/red] {type(exc).__name__}: {escape(str(exc))[:500]} "
                          "(EVIDENCE_DEBUG=1 shows where)")
         raise SystemExit(1) from None
