@@ -111,9 +111,17 @@ function searchBody(offset) {
     offset,
     diagnose: $("why").value.trim() ? [$("why").value.trim()] : [],
     collapse: $("collapse").value,
+    ...versionsAsked(),
     facets: [...new Set([...$("facets").value.split(",").map((k) => k.trim())
       .filter(Boolean).slice(0, 9), TIMELINE])],
   };
+}
+
+// Which versions answer: current (default), every published one, or those current at an instant
+function versionsAsked() {
+  const at = $("as-of").value;
+  if (at) return { as_of: new Date(at).toISOString() };  // the browser's local time, as UTC
+  return $("versions").value === "all" ? { versions: "all" } : {};
 }
 
 // The months the answer's versions name, as bars; a click narrows to that month's days.
@@ -161,8 +169,8 @@ function showFacets(meta) {
       });
       return b;
     });
-    box.append(el("div", { class: "facet-group" }, el("span", { text: `${key}: ` }),
-                  ...(buttons.length ? buttons : [el("span", { text: "(no values)" })])));
+    if (!buttons.length) continue;  // nothing to count: no line saying so
+    box.append(el("div", { class: "facet-group" }, el("span", { text: `${key}: ` }), ...buttons));
   }
 }
 
@@ -256,6 +264,10 @@ function resultCard(row, lanes) {
     el("div", { class: "ref", text: `${row.document_version.document_id} · version ` +
       `${row.document_version.version_id ?? "—"} · ` +
       row.retrieval_contributions.map((c) => `${c.lane} #${c.rank}`).join(", ") }),
+    row.document_version.is_current === false
+      ? el("div", { class: "superseded", text: `Superseded by ${row.document_version.superseded_by ?? "a newer version"}` +
+          (row.document_version.superseded_at ? ` on ${row.document_version.superseded_at.slice(0, 10)}` : "") })
+      : null,
     ev.items.map((item) => evidenceItem(item, lanes)));
   if (ev.total) {
     card.append(el("div", { class: "hint", text: `${ev.items.length} of ${ev.total} matching ` +
@@ -397,9 +409,12 @@ async function runCompare() {
           const k = `${r.document_version.document_id}@${r.document_version.version_id}`;
           const shared = common.includes(k);
           const meta = r.canonical_metadata || {};
+          const filename = (meta.source || {}).filename;
           return el("li", { class: shared ? "common" : undefined },
-            `${(meta.source || {}).filename || r.document_version.document_id} ` +
-            `${r.document_version.version_id ?? ""}`, shared ? " ● in all three" : "");
+            `${r.document_version.document_id} ${r.document_version.version_id ?? ""}`,
+            filename && filename !== r.document_version.document_id
+              ? el("span", { class: "hint", text: ` (${filename})` }) : null,
+            shared ? " ● in all three" : "");
         }))));
     });
   } catch (err) {

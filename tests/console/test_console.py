@@ -366,3 +366,33 @@ def test_changes_side_by_side_and_a_watch_with_its_matches(
     assert page.locator("#watch-matches mark").count() >= 2  # the search's own spans
     page.get_by_role("button", name="Delete watch annual retainer fee").click()
     page.locator("#watches-caption").filter(has_text="0 watch(es)").wait_for()
+
+
+def test_versions_and_as_of_controls_mark_superseded_rows(
+        watched: Watched, server: LiveServer, tmp_path: Path) -> None:
+    """Issue 38: the console asks for every version (or those current at an instant) and says
+    which rows are superseded; a facet without values is not shown."""
+    page = watched.page
+    watched.sign_in(server.keys["acme"])
+    page.locator("#who").filter(has_text="Signed in as client acme").wait_for()
+    for text in ("The gazebo permit costs 120 EUR.", "The gazebo permit costs 180 EUR."):
+        page.get_by_role("button", name="Documents", exact=True).click()
+        page.get_by_label("Document id (optional)").fill("gazebo")
+        _upload(watched, tmp_path, "gazebo.txt", text)
+    page.get_by_role("button", name="Search", exact=True).first.click()
+    page.get_by_label("Versions").select_option("all")
+    watched.search("gazebo permit")
+    cards = page.locator("#results .card")
+    assert cards.count() == 2
+    marked = page.locator("#results .superseded").all_inner_texts()
+    assert len(marked) == 1 and marked[0].startswith("Superseded by v2")
+    assert "(no values)" not in page.locator("#facet-counts").inner_text()
+    page.get_by_label("Versions").select_option("current")
+    page.get_by_label("As of").fill("2001-01-01T00:00")
+    box = page.get_by_role("searchbox", name="Search")
+    box.fill("gazebo permit")
+    box.press("Enter")
+    page.locator('#results[data-state="done"]').wait_for(state="attached")
+    page.locator("#search-meta .warnings").wait_for()
+    assert page.locator("#results .card").count() == 0
+    assert "current at as_of" in page.locator("#search-meta").inner_text()
