@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 from sqlalchemy.orm import Session
 
-from app.cli_http import resolve_key, server_call
+from app.cli_http import resolve_key, server_call, server_url
 from app.cli_search import indented
 from app.settings import Settings
 
@@ -277,7 +277,7 @@ def show_changes(settings: Settings, api_key: str | None, server: str | None,
         store = open_store(settings.qdrant, dense_model=manifest.dense.model
                            if manifest.dense else "none", dense_dim=manifest.dense_dim)
     except StoreLocked:  # a running server holds the engine: ask it
-        return show_changes(settings, api_key, settings.server_url, document_id, from_version,
+        return show_changes(settings, api_key, server_url(settings), document_id, from_version,
                             to_version)
     try:
         from app.registry import documents as docs_registry

@@ -3,12 +3,63 @@ every way a call can fail into a ServiceError the CLI prints as one line (never 
 
 from __future__ import annotations
 
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from app.errors import ServiceError, Unauthorized
 from app.settings import Settings
 
 KEY_ADVICE = "pass --api-key or set EVIDENCE_API_KEY"
+SERVER_RECORD = "server.json"  # in the data folder, while `evidence serve` runs
+
+
+@contextmanager
+def recorded_server(settings: Settings, host: str, port: int) -> Iterator[None]:
+    """While `evidence serve` runs: where it listens, and its pid, in its data folder, so
+    every CLI command sharing that folder finds it on any port (issue 38)."""
+    import json
+    import os
+
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    shown = f"[{shown}]" if ":" in shown else shown
+    path = settings.data_dir / SERVER_RECORD
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"url": f"http://{shown}:{port}", "pid": os.getpid()}))
+    # uvicorn re-raises SIGTERM after its graceful shutdown, with the handler it found; with
+    # the default one the process would end before the record is removed (a stale record is
+    # ignored anyway: its pid is gone)
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    try:
+        yield
+    finally:
+        path.unlink(missing_ok=True)
+        if previous is signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+def server_url(settings: Settings) -> str:
+    """The server the CLI talks to: EVIDENCE_SERVER_URL where set, else the one a running
+    `evidence serve` recorded in the data folder (a record whose process is gone is ignored),
+    else the default. ``--server`` overrides all three where a command takes it."""
+    import json
+    import os
+
+    if "EVIDENCE_SERVER_URL" in os.environ:
+        return settings.server_url
+    try:
+        record = json.loads((settings.data_dir / SERVER_RECORD).read_text())
+        os.kill(int(record["pid"]), 0)  # raises where no such process is alive
+        return str(record["url"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return settings.server_url
 
 
 def resolve_key(settings: Settings, api_key: str | None) -> str:

@@ -581,3 +581,31 @@ def test_a_bad_setting_is_one_message_naming_it_and_its_value(
     assert ended.value.code == 1
     assert said == ("error: invalid setting: EVIDENCE_SEARCH__RRF_K='abc': Input should be a "
                     "valid integer")
+
+
+def test_a_running_server_is_found_on_any_port_and_a_stale_record_ignored(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 38: `evidence serve --port 8622` records where it listens (and its pid) in its
+    data folder; the CLI goes there; a record whose process is gone is ignored;
+    EVIDENCE_SERVER_URL overrides."""
+    import json
+    import subprocess
+    import sys
+
+    from app.cli_http import SERVER_RECORD, recorded_server, server_url
+    from app.settings import Settings
+
+    monkeypatch.delenv("EVIDENCE_SERVER_URL", raising=False)
+    settings = Settings(data_dir=tmp_path / "data")
+    assert server_url(settings) == "http://127.0.0.1:8000"  # nothing recorded: the default
+    with recorded_server(settings, "0.0.0.0", 8622):
+        assert server_url(settings) == "http://127.0.0.1:8622"
+        monkeypatch.setenv("EVIDENCE_SERVER_URL", "http://10.0.0.2:9000")
+        assert server_url(Settings(data_dir=tmp_path / "data")) == "http://10.0.0.2:9000"
+        monkeypatch.delenv("EVIDENCE_SERVER_URL")
+    assert not (tmp_path / "data" / SERVER_RECORD).exists()  # gone with the server
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    (tmp_path / "data" / SERVER_RECORD).write_text(json.dumps(
+        {"url": "http://127.0.0.1:8622", "pid": int(gone.stdout)}))
+    assert server_url(settings) == "http://127.0.0.1:8000"  # its process is gone

@@ -42,7 +42,9 @@ def mcp_command(
         key = resolve_key(settings, api_key)
     except ServiceError as exc:
         _fail(exc.message)
-    url = server or settings.server_url
+    from app.cli_http import server_url
+
+    url = server or server_url(settings)
     if print_config:
         import json
 

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.text import Text
 
 from app.cli.common import ApiKeyOption, JsonOption, ServerOption, _show, app
+from app.cli_http import server_url
 from app.errors import BadRequest, StoreLocked
 from app.settings import Settings, get_settings
 
@@ -119,7 +120,7 @@ def calibrate(
         try:
             return _in_process(settings, api_key, items)
         except StoreLocked:
-            return _via_server(settings, api_key, settings.server_url, items)
+            return _via_server(settings, api_key, server_url(settings), items)
 
     _show(fetch, print_report, as_json)
 

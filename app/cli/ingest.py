@@ -17,6 +17,7 @@ from app.cli.common import (
     _fail_with,
     app,
 )
+from app.cli_http import server_url
 from app.errors import ServiceError, StoreLocked
 from app.formats import KINDS
 from app.settings import get_settings
@@ -79,9 +80,10 @@ def ingest(
             try:
                 summary = ingest_in_process(settings, files, root, source, api_key, progress)
             except StoreLocked:
-                common.err.print(f"the embedded engine is in use; sending to {settings.server_url}")
-                summary = ingest_via_server(settings, files, root, source, api_key,
-                                            settings.server_url, progress)
+                url = server_url(settings)
+                common.err.print(f"the embedded engine is in use; sending to {url}")
+                summary = ingest_via_server(settings, files, root, source, api_key, url,
+                                            progress)
     except ServiceError as exc:
         _fail_with(exc)
     common.console.print(f"published {summary['published']}, failed {summary['failed']}, "

@@ -17,6 +17,7 @@ from app.cli.common import (
     jobs_app,
     threads_app,
 )
+from app.cli_http import server_url
 from app.errors import StoreLocked
 from app.settings import get_settings
 
@@ -85,7 +86,7 @@ def search(
         try:
             return search_in_process(settings, body, api_key)
         except StoreLocked:
-            return search_via_server(settings, body, api_key, settings.server_url)
+            return search_via_server(settings, body, api_key, server_url(settings))
 
     _show(fetch, lambda out, answer: print_answer(out, answer, explain=explain), as_json)
 

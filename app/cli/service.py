@@ -18,6 +18,7 @@ from app.cli.common import (
     _logging,
     app,
 )
+from app.cli_http import recorded_server
 from app.errors import ServiceError, StoreLocked
 from app.settings import get_settings
 
@@ -86,12 +87,14 @@ def serve(
             from app.runtime import INITIAL_KEY_FILE
 
             announce_first_key(key, settings.data_dir / INITIAL_KEY_FILE)
-        uvicorn.run("app.main:app_from_environment", factory=True, workers=workers,
-                    host=host, port=port, log_config=None, access_log=False)
+        with recorded_server(settings, host, port):
+            uvicorn.run("app.main:app_from_environment", factory=True, workers=workers,
+                        host=host, port=port, log_config=None, access_log=False)
         return
     # log_config None: uvicorn keeps the logging configured above (one format, request ids)
-    uvicorn.run(create_app(settings), host=host, port=port, log_config=None,
-                access_log=False)
+    with recorded_server(settings, host, port):  # the CLI finds it on any port
+        uvicorn.run(create_app(settings), host=host, port=port, log_config=None,
+                    access_log=False)
 
 
 @app.command()

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.text import Text
 
 from app.cli.common import ApiKeyOption, JsonOption, ServerOption, _show, watch_app
+from app.cli_http import server_url
 from app.settings import get_settings
 
 NameOption = Annotated[str | None, typer.Option(help="a label of your own")]
@@ -21,7 +22,7 @@ def _call(api_key: str | None, server: str | None, method: str, path: str,
     from app.cli_http import server_call
 
     settings = get_settings()
-    return server_call(settings, api_key, server or settings.server_url, method, path,
+    return server_call(settings, api_key, server or server_url(settings), method, path,
                        timeout=30, **kwargs)
 
 
