@@ -245,7 +245,8 @@ class Settings(BaseSettings):
     # In the embedded default the worker runs inside the serving process (the embedded engine
     # locks its folder against a second process). Set false when a separate `evidence worker` runs.
     embedded_worker: bool = True
-    # The server the CLI talks to when the embedded engine is held by a running `evidence serve`.
+    # The server the CLI talks to when the embedded engine is held by a running `evidence serve`
+    # (set: it wins over the one `evidence serve` records in the data folder; app/cli_http.py).
     server_url: str = "http://127.0.0.1:8000"
     # The operator's credential for /metrics (and `evidence worker --metrics-port`), sent as
     # `Authorization: Bearer …`: the metrics show every client's activity. Unset: no metrics.
