@@ -5,7 +5,9 @@ wrapped beneath), never a table whose columns collapse."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.console import Console
 from rich.markup import escape
@@ -16,7 +18,15 @@ from app.cli_http import resolve_key, server_call
 from app.errors import BadRequest, ServiceError
 from app.settings import Settings
 
+if TYPE_CHECKING:  # the search stack loads only for the commands that search here
+    from pydantic import BaseModel
+    from sqlalchemy.orm import Session
+
+    from app.registry.clients import Caller
+    from app.search.service import SearchService
+
 SNIPPET_CHARS = 300
+M = TypeVar("M", bound="BaseModel")
 
 
 def indented(renderable: Text, left: int) -> Padding:
@@ -48,13 +58,27 @@ def parse_filter_options(options: list[str]) -> dict[str, Any]:
     return filters
 
 
-def search_in_process(settings: Settings, body: dict[str, Any], api_key: str | None
-                      ) -> dict[str, Any]:
+def parsed_body(model: type[M], body: dict[str, Any]) -> M:
+    """A request body as the API's schema reads it; refused with the API's own code."""
     from pydantic import ValidationError
 
     from app.api.errors import readable_validation_error
-    from app.api.presenter import evidence_result, search_query
-    from app.api.schemas import SearchRequest
+
+    try:
+        return model(**body)
+    except ValidationError as exc:
+        # located as the API locates them (in the body), so the codes are the API's
+        code, message = readable_validation_error(
+            [{**e, "loc": ("body", *e["loc"])} for e in exc.errors()])
+        raise ServiceError(message, code=code, http_status=422) from None
+
+
+@contextmanager
+def in_process_service(settings: Settings, api_key: str | None, *, with_dense: bool = True
+                       ) -> Iterator[tuple[Session, Caller, SearchService]]:
+    """The search service in this process, for the key's active client, in one registry
+    transaction: what `evidence search` and `evidence calibrate` run on without a server.
+    StoreLocked where a running server holds the engine (found before any model loads)."""
     from app.models.loading import load_models
     from app.models.manifest import Manifest
     from app.registry import clients as reg
@@ -64,32 +88,34 @@ def search_in_process(settings: Settings, body: dict[str, Any], api_key: str | N
     from app.search.service import SearchService
     from app.store import open_store
 
-    try:
-        request = SearchRequest(**body)
-    except ValidationError as exc:
-        # located as the API locates them (in the body), so the codes are the API's
-        code, message = readable_validation_error(
-            [{**e, "loc": ("body", *e["loc"])} for e in exc.errors()])
-        raise ServiceError(message, code=code, http_status=422) from None
     key = resolve_key(settings, api_key)
-    # The store is opened first so a running server's lock is found before models load.
     manifest = Manifest.load(settings.models.dir)
     store = open_store(settings.qdrant, dense_model=manifest.dense.model if manifest.dense
                        else "none", dense_dim=manifest.dense_dim)
     models = load_models(settings.models.dir, threads=settings.models.threads,
-                         with_dense=(request.alpha if request.alpha is not None
-                                     else settings.search.hybrid_alpha) > 0)
+                         with_dense=with_dense)
     runtime = build_runtime(settings, models=models, store=store)
     try:
         with transaction(runtime.sessions) as s:
             client = reg.caller_for_key(s, secret=key)
             reg.require_active(client.authority)
-            service = SearchService(SearchEngine(runtime.store, runtime.models,
-                                                 settings.search), settings.search.hybrid_alpha)
-            answer = service.answer(s, client_id=client.id, query=search_query(request))
-        return evidence_result(answer, explain=request.explain).model_dump(mode="json")
+            yield s, client, SearchService(SearchEngine(runtime.store, runtime.models,
+                                                        settings.search),
+                                           settings.search.hybrid_alpha)
     finally:
         runtime.close()
+
+
+def search_in_process(settings: Settings, body: dict[str, Any], api_key: str | None
+                      ) -> dict[str, Any]:
+    from app.api.presenter import evidence_result, search_query
+    from app.api.schemas import SearchRequest
+
+    request = parsed_body(SearchRequest, body)
+    alpha = request.alpha if request.alpha is not None else settings.search.hybrid_alpha
+    with in_process_service(settings, api_key, with_dense=alpha > 0) as (s, client, service):
+        answer = service.answer(s, client_id=client.id, query=search_query(request))
+    return evidence_result(answer, explain=request.explain).model_dump(mode="json")
 
 
 def search_via_server(settings: Settings, body: dict[str, Any], api_key: str | None,

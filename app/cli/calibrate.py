@@ -55,48 +55,19 @@ def _via_server(settings: Settings, api_key: str | None, server: str,
 
 def _in_process(settings: Settings, api_key: str | None,
                 items: list[dict[str, Any]]) -> dict[str, Any]:
-    from pydantic import ValidationError
-
-    from app.api.errors import readable_validation_error
     from app.api.routes.judgments import record_judgments
     from app.api.schemas import CalibrationOut, JudgmentsIn
     from app.calibration.service import Setting, run_and_apply
-    from app.cli_http import resolve_key
-    from app.models.loading import load_models
-    from app.models.manifest import Manifest
-    from app.registry import clients as reg
-    from app.registry.database import transaction
-    from app.runtime import build_runtime
-    from app.search.pipeline import SearchEngine
-    from app.search.service import SearchService
-    from app.store import open_store
+    from app.cli_search import in_process_service, parsed_body
 
-    batches = []
-    for start in range(0, len(items), BATCH):
-        try:
-            batches.append(JudgmentsIn(items=items[start:start + BATCH]))
-        except ValidationError as exc:
-            code, message = readable_validation_error(
-                [{**e, "loc": ("body", *e["loc"])} for e in exc.errors()])
-            raise BadRequest(message, code=code) from None
-    key = resolve_key(settings, api_key)
-    manifest = Manifest.load(settings.models.dir)
-    store = open_store(settings.qdrant, dense_model=manifest.dense.model if manifest.dense
-                       else "none", dense_dim=manifest.dense_dim)  # StoreLocked: ask the server
-    runtime = build_runtime(settings, models=load_models(settings.models.dir), store=store)
-    try:
-        with transaction(runtime.sessions) as s:
-            client = reg.caller_for_key(s, secret=key)
-            reg.require_active(client.authority)
-            for batch in batches:
-                record_judgments(batch, s, client)
-            service = SearchService(SearchEngine(runtime.store, runtime.models,
-                                                 settings.search), settings.search.hybrid_alpha)
-            report = run_and_apply(s, service, client_id=client.id, default=Setting(
-                alpha=settings.search.hybrid_alpha, fusion=settings.search.fusion))
-        return CalibrationOut(**report.as_json()).model_dump(mode="json")
-    finally:
-        runtime.close()
+    batches = [parsed_body(JudgmentsIn, {"items": items[start:start + BATCH]})
+               for start in range(0, len(items), BATCH)]
+    with in_process_service(settings, api_key) as (s, client, service):  # StoreLocked: server
+        for batch in batches:
+            record_judgments(batch, s, client)
+        report = run_and_apply(s, service, client_id=client.id, default=Setting(
+            alpha=settings.search.hybrid_alpha, fusion=settings.search.fusion))
+    return CalibrationOut(**report.as_json()).model_dump(mode="json")
 
 
 @app.command()

@@ -30,7 +30,8 @@ from app.registry import watches as watches_registry
 from app.registry.tables import DocumentVersion, Watch, WatchMatch
 from app.search.service import SearchAnswer, SearchQuery, SearchService
 from app.settings import WatchSettings
-from app.watches.webhooks import SIGNATURE_HEADER, host_allowed, signature
+from app.watches.webhooks import SIGNATURE_HEADER, host_allowed
+from evidence_client.webhooks import signature  # the one signing rule, both sides
 
 log = logging.getLogger(__name__)
 Render = Callable[[SearchAnswer], dict[str, Any]]  # the answer's first row's evidence, as JSON

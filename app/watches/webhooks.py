@@ -1,4 +1,5 @@
-"""Webhooks: where they may go, how a body is signed, one POST.
+"""Webhooks: where they may go (the signing itself is evidence_client.webhooks.signature, the
+same function a receiver checks with).
 
 Only hosts an operator names in ``EVIDENCE_WATCH__WEBHOOK_HOSTS`` are ever called (checked at
 creation — a 422 — and again before each POST, so removing a host stops its deliveries), no
@@ -9,18 +10,12 @@ sha256=<hex HMAC-SHA256 of the exact body bytes with the watch's secret>``.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 from urllib.parse import urlsplit
 
 from app.errors import BadRequest
 
 SIGNATURE_HEADER = "X-Evidence-Signature"
 MAX_URL_CHARS = 2000
-
-
-def signature(secret: str, body: bytes) -> str:
-    return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
 
 
 def host_allowed(url: str, allowed: frozenset[str]) -> bool:
