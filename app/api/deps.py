@@ -31,13 +31,17 @@ RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
 
 def get_session(runtime: RuntimeDep) -> Iterator[Session]:
     """A session per request, committed when the handler returns without error (handlers
-    that must act after the commit, such as waking the worker, commit themselves)."""
+    that must act after the commit, such as waking the worker, commit themselves).
+
+    ``scope="function"``: the commit happens before the response is sent. With FastAPI's
+    default (request scope) the exit code runs after the response has gone, so a client that
+    read a 204 for a DELETE could ask again and still find what it deleted (seen in CI)."""
     with runtime.sessions() as session:
         yield session
         session.commit()
 
 
-SessionDep = Annotated[Session, Depends(get_session)]
+SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 
 
 # The two ways to send the key, as OpenAPI security schemes (Swagger UI's Authorize button);

@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 
 from app.registry import jobs
 from app.registry.database import transaction
-from app.registry.tables import WatchEvent
+from app.registry.tables import Watch, WatchEvent
 from tests.factories import eml_bytes
 from tests.fakes import fake_models
 from tests.service import Service, running_service
@@ -219,3 +219,29 @@ def test_bounds_and_deletion(svc: Service) -> None:
 def test_a_scope_the_search_would_refuse_is_refused_at_creation(svc: Service) -> None:
     response = _watch(svc, query="annual fee", scope="metadata")  # discovery is off
     assert response.status_code == 409, response.text
+
+
+def test_a_deletion_is_committed_before_its_204_is_sent(svc: Service) -> None:
+    """A client that reads the 204 and asks again must not find the watch: the session's
+    commit happens before the response starts (app/api/deps.get_session), which CI once
+    caught the other way round under load. Checked at the moment the response starts, from
+    another session, so the test does not depend on timing."""
+    from fastapi.testclient import TestClient
+
+    watch_id = _watch(svc, query="annual fee").json()["watch_id"]
+    seen_at_start: list[int] = []
+    inner = svc.http.app
+
+    async def app(scope, receive, send):  # type: ignore[no-untyped-def]
+        async def watching_send(message):  # type: ignore[no-untyped-def]
+            if message["type"] == "http.response.start":
+                with transaction(svc.runtime.sessions) as session:
+                    seen_at_start.append(session.scalar(
+                        select(func.count()).select_from(Watch)
+                        .where(Watch.watch_id == watch_id)) or 0)
+            await send(message)
+        await inner(scope, receive, watching_send)
+
+    response = TestClient(app).delete(f"/watches/{watch_id}", headers=svc.auth())
+    assert response.status_code == 204
+    assert seen_at_start == [0]
