@@ -40,7 +40,7 @@ from evaluation.runner import ranked_ids
 CONFIG_KEYS = {"fusion": ("rank", "dbsf", "relative_score"), "alpha": None,
                "floors": ("on", "off"), "rerank": ("on", "off"), "depth": None, "prf": None,
                "prior": None, "entity": None, "dense_floor": None, "rrf_k": None,
-               "floor_rule": ("fixed", "chance")}
+               "floor_rule": ("fixed", "chance"), "title": None, "sentences": None}
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,10 @@ class Config:
     rrf_k: int | None = None
     # the dense floor's rule (EVIDENCE_SEARCH__DENSE_FLOOR_RULE); None: the settings' value
     floor_rule: str | None = None
+    # the BM25 lane's title weight (EVIDENCE_SEARCH__TITLE_WEIGHT), 0: off
+    title: float = 0.0
+    # dense chunks rescored by their best sentence (EVIDENCE_SEARCH__SENTENCE_DEPTH), 0: off
+    sentences: int = 0
 
     @classmethod
     def parse(cls, text: str, base: Config | None = None) -> Config:
@@ -99,6 +103,15 @@ class Config:
                 if not value.isdigit() or not 1 <= int(value) <= 1000:
                     raise ValueError(f"rrf_k={value}: a whole number from 1 to 1000")
                 values["rrf_k"] = int(value)
+            elif key == "title":
+                weight = float(value)
+                if not 0.0 <= weight <= 10.0:
+                    raise ValueError(f"title={value}: a weight from 0 to 10")
+                values["title"] = weight
+            elif key == "sentences":
+                if not value.isdigit() or int(value) > 100:
+                    raise ValueError(f"sentences={value}: a whole number from 0 to 100")
+                values["sentences"] = int(value)
             elif key == "alpha":
                 alpha = float(value)
                 if not 0.0 <= alpha <= 1.0:
@@ -120,7 +133,9 @@ class Config:
                 + (f",entity={self.entity:g}" if self.entity is not None else "")
                 + (f",dense_floor={self.dense_floor:g}" if self.dense_floor is not None else "")
                 + (f",rrf_k={self.rrf_k}" if self.rrf_k is not None else "")
-                + (f",floor_rule={self.floor_rule}" if self.floor_rule is not None else ""))
+                + (f",floor_rule={self.floor_rule}" if self.floor_rule is not None else "")
+                + (f",title={self.title:g}" if self.title else "")
+                + (f",sentences={self.sentences}" if self.sentences else ""))
 
 
 def per_query_ndcg(runtime: Runtime, client_id: str, data: Dataset,
@@ -128,6 +143,7 @@ def per_query_ndcg(runtime: Runtime, client_id: str, data: Dataset,
     """nDCG@10 of each query's limit-10 answer under ``config``, through the real service."""
     settings = runtime.settings.search.model_copy(update={
         "score_fusion_floors": True, "min_depth": config.depth, "prf_docs": config.prf,
+        "title_weight": config.title, "sentence_depth": config.sentences,
         "candidate_ceiling": max(config.depth, runtime.settings.search.candidate_ceiling),
         **({"bm25_prior_chunks": config.prior} if config.prior is not None else {}),
         **({"entity_weight": config.entity} if config.entity is not None else {}),

@@ -37,7 +37,8 @@ def eval_command(
         metavar="A B", help="compare two configurations per query with a paired bootstrap "
                             "interval, e.g. --compare fusion=rank,alpha=0.5 "
                             "fusion=dbsf,alpha=0.5 (keys: fusion, alpha, floors=on|off, "
-                            "rerank=on|off)")] = None,
+                            "rerank=on|off, depth, prf, prior, entity, dense_floor, rrf_k, "
+                            "floor_rule, title, sentences)")] = None,
     sweep: Annotated[list[str] | None, typer.Option(
         help="a parameter sweep, repeatable: alpha=0.3|0.5|0.7; every combination over "
              "--base, judged by --folds cross-validation")] = None,

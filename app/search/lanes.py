@@ -67,8 +67,9 @@ def dense_lane(store: VectorStore, vector: list[float], flt: ChunkFilter, *, dep
 
 
 def sparse_lane(store: VectorStore, vector: SparseVec, flt: ChunkFilter, *, depth: int,
-                floor: float) -> LaneResult:
-    hits = store.query_sparse(vector, flt, depth, fields=LANE_FIELDS)
+                floor: float, fields: tuple[str, ...] = LANE_FIELDS) -> LaneResult:
+    """``fields``: the payload keys the hits carry (more when a rescoring reads them)."""
+    hits = store.query_sparse(vector, flt, depth, fields=fields)
     kept = apply_floor([_candidate(h, "sparse", i) for i, h in enumerate(hits, start=1)],
                        lane="sparse", floor=floor)
     return LaneResult("sparse", tuple(kept), fetched_ids=tuple(h.id for h in hits),

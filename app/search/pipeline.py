@@ -25,6 +25,7 @@ from app.search.chance import chance_floor
 from app.search.feedback import expand_sparse, rocchio
 from app.search.fusion import FUSERS, SCORE_FUSIONS, as_if_unfiltered
 from app.search.grouping import COVER_POOL, group_versions
+from app.search.lane_rescore import with_sentence_scores, with_title_weight
 from app.search.lanes import LANE_FIELDS, dense_lane, entity_lane, hydrate, sparse_lane
 from app.search.query_syntax import folded_words, holds_phrase, holds_phrases
 from app.search.rerank import rerank as rerank_stage
@@ -35,7 +36,7 @@ from app.search.types import Candidate, LaneResult, Trace, VersionHit
 from app.settings import SearchSettings
 from app.store import ChunkFilter, VectorStore
 from app.store.base import FAR_FUTURE
-from app.store.payload import DOCUMENT_ID, TEXT, VERSION_ID
+from app.store.payload import DOCUMENT_ID, HEADING_PATH, TEXT, TITLE, VERSION_ID
 
 RERANK_CODES = {"rerank_unavailable": "RERANKER_UNAVAILABLE",
                 "rerank_timeout": "RERANKER_TIMEOUT", "rerank_failed": "RERANKER_FAILED"}
@@ -326,15 +327,28 @@ class SearchEngine:
         """One lane, by name, to ``depth`` inside ``flt``."""
         if name == "entity":
             return entity_lane(self.store, query, flt, entity_keys, depth=depth)
-        if name == "dense" and self.chance_background is not None \
-                and math.isfinite(floors["dense"]):
+        s = self.settings
+        if name == "sparse":
+            if not s.title_weight:
+                return sparse_lane(self.store, query, flt, depth=depth, floor=floors[name])
+            lane = sparse_lane(self.store, query, flt, depth=depth, floor=floors[name],
+                               fields=(*LANE_FIELDS, TITLE, HEADING_PATH))
+            return replace(lane, hits=tuple(with_title_weight(
+                lane.hits, query, self.models.sparse.embed_documents, s.title_weight)))
+        if self.chance_background is not None and math.isfinite(floors["dense"]):
             own = chance_floor(query, self.chance_background,
                                minimum=self.models.profile.dense_floor_minimum or 0.0)
-            return replace(dense_lane(self.store, query, flt, depth=depth, floor=own.value),
+            lane = replace(dense_lane(self.store, query, flt, depth=depth, floor=own.value),
                            floor_from="chance" if own.chance >= own.minimum else "minimum",
                            chance=own.chance)
-        lane_of = sparse_lane if name == "sparse" else dense_lane
-        return lane_of(self.store, query, flt, depth=depth, floor=floors[name])
+        else:
+            lane = dense_lane(self.store, query, flt, depth=depth, floor=floors[name])
+        if s.sentence_depth and self.models.dense is not None and lane.hits:
+            head = hydrate(self.store, list(lane.hits[:s.sentence_depth]))
+            lane = replace(lane, hits=tuple(with_sentence_scores(
+                head + list(lane.hits[s.sentence_depth:]), query,
+                self.models.dense.embed_documents, s.sentence_depth)))
+        return lane
 
     def _fuse(self, plan: SearchPlan, found: dict[str, list]) -> list:
         """The lanes' hits ({lane: hits}) fused as the plan says."""

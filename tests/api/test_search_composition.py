@@ -7,10 +7,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tests.conftest import make_settings
-from tests.fakes import fake_models
+from tests.fakes import FakeDense, fake_models
 from tests.service import Service, running_service
 
 
@@ -127,3 +128,55 @@ def test_feedback_reaches_a_version_that_shares_words_with_the_best_one_only(
     assert results[0] == ["best"]  # "kin" shares no word with the query: under the floor
     assert results[1][:2] == ["best", "kin"]  # moved toward "best", the query finds its kin
     assert "other" not in results[1]
+
+
+def test_a_title_weight_lifts_the_version_whose_title_holds_the_word(tmp_path: Path) -> None:
+    """BM25 lane (fake counts, one IDF for both): "Apollo" as a title counts once in its chunk
+    (the passage prefix), against twice in the other's body. Weight 0.5 adds half a count:
+    1.5 against 2, the order holds; weight 1.5: 2.5 against 2, the titled version first."""
+    docs = {"titled": "# Apollo\n\nLaunch notes for the crew.\n",
+            "body": "# Notes\n\nApollo and apollo again in the body.\n"}
+    orders = {}
+    for weight in (0.0, 0.5, 1.5):
+        with _service(tmp_path / str(weight), title_weight=weight) as svc:
+            for doc_id, text in docs.items():
+                svc.ingest(f"{doc_id}.md", text, document_id=doc_id)
+            body = svc.search(query="apollo", alpha=0, limit=10, explain=True).json()
+            orders[weight] = [(r["document_version"]["document_id"],
+                               r["content_evidence"]["items"][0]["scores"]["sparse"])
+                              for r in body["results"]]
+    idf = orders[0.0][0][1] / 2
+    assert orders[0.0] == [("body", 2 * idf), ("titled", pytest.approx(idf))]
+    assert orders[0.5] == [("body", 2 * idf), ("titled", pytest.approx(1.5 * idf))]
+    assert orders[1.5] == [("titled", pytest.approx(2.5 * idf)), ("body", 2 * idf)]
+
+
+def test_sentence_scores_lift_a_chunk_that_answers_in_one_sentence(tmp_path: Path) -> None:
+    """Dense lane (fake hashed bag of words): "long" answers "apollo launch window" in one of
+    its sentences among unrelated ones, which dilute its whole-chunk cosine below "short"'s;
+    with sentence_depth its best sentence (read with its title, as the chunk was) ranks it
+    first, and explain shows that sentence's cosine as its dense score."""
+    docs = {"long": "Quarterly canteen menus rotate weekly with seasonal produce. Parking "
+                    "permits renew every spring at the front desk. The apollo launch window "
+                    "opens at dawn. Visitors sign the register daily before entering the "
+                    "building. Meeting rooms are booked through the shared calendar.\n",
+            "short": "Apollo archive index.\n"}
+    firsts = {}
+    for depth in (0, 10):
+        settings = make_settings(tmp_path / str(depth))  # one chunk per document
+        settings.search.sentence_depth, settings.search.dense_floor = depth, 0.0
+        with running_service(tmp_path / str(depth), fake_models(), settings=settings) as svc:
+            for doc_id, text in docs.items():
+                svc.ingest(f"{doc_id}.txt", text, document_id=doc_id)
+            body = svc.search(query="apollo launch window", alpha=1, limit=10,
+                              explain=True).json()
+            firsts[depth] = [(r["document_version"]["document_id"],
+                              round(r["content_evidence"]["items"][0]["scores"]["dense"], 4))
+                             for r in body["results"]]
+    assert [d for d, _ in firsts[0]] == ["short", "long"]
+    assert [d for d, _ in firsts[10]] == ["long", "short"]
+    # the sentence as embedded: its title (a text file's name) in front, as the chunk's was
+    fake = FakeDense()
+    sentence = fake._vec("long.txt\n\nThe apollo launch window opens at dawn.")
+    cosine = float(sentence @ np.asarray(fake.embed_query("apollo launch window")))
+    assert firsts[10][0][1] == round(cosine, 4) > firsts[0][1][1]  # 0.5774 against 0.2123

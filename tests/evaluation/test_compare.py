@@ -23,8 +23,12 @@ def test_configs_parse_over_a_base_and_name_themselves() -> None:
         "fusion=rank,alpha=0.5,floors=on,dense_floor=0.26,rrf_k=5")
     assert Config.parse("alpha=1,floor_rule=chance").name == (
         "fusion=rank,alpha=1,floors=on,floor_rule=chance")
+    assert Config.parse("title=1,sentences=20").name == (
+        "fusion=rank,alpha=0.5,floors=on,title=1,sentences=20")
+    assert Config.parse("title=0,sentences=0") == Config()
     for bad in ("fusion=borda", "alpha=2", "depth=5000", "depth=x", "top=3", "alpha",
-                "dense_floor=2", "rrf_k=0", "rrf_k=x", "floor_rule=median"):
+                "dense_floor=2", "rrf_k=0", "rrf_k=x", "floor_rule=median", "title=11",
+                "title=-1", "sentences=101", "sentences=x"):
         with pytest.raises(ValueError):
             Config.parse(bad)
     grid = sweep_configs(base, ["alpha=0.3|0.7", "floors=on|off"])
