@@ -1,21 +1,23 @@
 """`evidence documents list|show` and `evidence jobs show`: what GET /documents and GET /jobs
-answer, read from the registry here (it needs neither models nor the engine, so it works while
-a server runs) or from a server with --server, printed to read at 80 columns."""
+answer, from the server that --server names or that runs on this data folder (it answers at
+once), else read from the registry here (no models, no engine), printed at 80 columns."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
-from sqlalchemy.orm import Session
 
-from app.cli_http import resolve_key, server_call, server_url
+from app.cli_http import resolve_key, running_server, server_call, server_url
 from app.cli_search import indented
 from app.settings import Settings
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 STATE_STYLES = {"published": "green", "failed": "red", "queued": "yellow",
                 "indexing": "yellow", "superseded": "dim"}
@@ -39,6 +41,7 @@ def _registry(settings: Settings, api_key: str | None) -> Iterator[tuple[Session
 
 def list_documents(settings: Settings, api_key: str | None, server: str | None,
                    params: dict[str, Any]) -> dict[str, Any]:
+    server = server or running_server(settings)  # a running server answers at once
     if server:
         return server_call(settings, api_key, server, "GET", "/documents", params=params)
     from app.api.presenter import document_out
@@ -57,6 +60,7 @@ def list_documents(settings: Settings, api_key: str | None, server: str | None,
 
 def show_document(settings: Settings, api_key: str | None, server: str | None,
                   document_id: str) -> dict[str, Any]:
+    server = server or running_server(settings)  # a running server answers at once
     if server:
         return server_call(settings, api_key, server, "GET", f"/documents/{document_id}")
     from app.api.presenter import document_out
@@ -71,6 +75,7 @@ def show_document(settings: Settings, api_key: str | None, server: str | None,
 
 def show_job(settings: Settings, api_key: str | None, server: str | None,
              job_id: str) -> dict[str, Any]:
+    server = server or running_server(settings)  # a running server answers at once
     if server:
         return server_call(settings, api_key, server, "GET", f"/jobs/{job_id}")
     from app.api.presenter import job_out
@@ -176,6 +181,7 @@ def print_job(console: Console, job: dict[str, Any]) -> None:
 def list_entities(settings: Settings, api_key: str | None, server: str | None,
                   params: dict[str, Any]) -> dict[str, Any]:
     """GET /entities, or the registry read the same way."""
+    server = server or running_server(settings)  # a running server answers at once
     if server:
         return server_call(settings, api_key, server, "GET", "/entities", params=params)
     from app.api.routes.entities import entities_page
@@ -189,6 +195,7 @@ def list_entities(settings: Settings, api_key: str | None, server: str | None,
 def entity_documents(settings: Settings, api_key: str | None, server: str | None,
                      group: str, value: str) -> dict[str, Any]:
     """GET /entities/{group}/{value}/documents, or the registry read the same way."""
+    server = server or running_server(settings)  # a running server answers at once
     if server:
         from urllib.parse import quote
 
@@ -231,6 +238,7 @@ def print_entity_documents(console: Console, answer: dict[str, Any]) -> None:
 def show_thread(settings: Settings, api_key: str | None, server: str | None,
                 thread_id: str) -> dict[str, Any]:
     """GET /threads/{thread_id}, or the registry read the same way."""
+    server = server or running_server(settings)  # a running server answers at once
     if server:
         from urllib.parse import quote
 
@@ -261,6 +269,7 @@ def show_changes(settings: Settings, api_key: str | None, server: str | None,
                  to_version: str | None) -> dict[str, Any]:
     """GET /documents/{id}/changes (its engine read needs the server while one runs)."""
     params = {k: v for k, v in (("from", from_version), ("to", to_version)) if v}
+    server = server or running_server(settings)  # a running server answers at once
     if server:
         from urllib.parse import quote
 

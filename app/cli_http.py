@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from app.errors import ServiceError, Unauthorized
-from app.settings import Settings
+from app.settings import INITIAL_KEY_FILE, Settings
 
 KEY_ADVICE = "pass --api-key or set EVIDENCE_API_KEY"
 SERVER_RECORD = "server.json"  # in the data folder, while `evidence serve` runs
@@ -49,29 +49,42 @@ def server_url(settings: Settings) -> str:
     """The server the CLI talks to: EVIDENCE_SERVER_URL where set, else the one a running
     `evidence serve` recorded in the data folder (a record whose process is gone is ignored),
     else the default. ``--server`` overrides all three where a command takes it."""
-    import json
     import os
 
     if "EVIDENCE_SERVER_URL" in os.environ:
         return settings.server_url
+    return running_server(settings) or settings.server_url
+
+
+def running_server(settings: Settings) -> str | None:
+    """The URL a live `evidence serve` recorded in this data folder, else None (no record, or
+    its process is gone). Commands that could run in this process ask it first: a running
+    server holds the engine anyway, and asking it spares loading models (issue 38)."""
+    import json
+    import os
+
     try:
         record = json.loads((settings.data_dir / SERVER_RECORD).read_text())
         os.kill(int(record["pid"]), 0)  # raises where no such process is alive
         return str(record["url"])
     except (OSError, ValueError, KeyError, TypeError):
-        return settings.server_url
+        return None
 
 
 def resolve_key(settings: Settings, api_key: str | None) -> str:
     """The key given, else the first client's key the embedded default wrote on first start."""
-    from app.runtime import local_key
-
     key = api_key or local_key(settings)
     if not key:
         raise Unauthorized(f"no API key: {KEY_ADVICE} (the first `evidence serve` writes "
                            f"one to {settings.data_dir}/initial-api-key.txt)",
                            code="API_KEY_MISSING")
     return key
+
+
+def local_key(settings: Settings) -> str | None:
+    """The first client's key, written by the embedded default's first start."""
+    path = settings.data_dir / INITIAL_KEY_FILE
+    return path.read_text().strip() if path.exists() else None
 
 
 class ServerApi:

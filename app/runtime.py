@@ -13,11 +13,10 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.models.loading import LoadedModels, load_models
 from app.registry import clients as clients_registry
 from app.registry.database import make_engine, make_sessionmaker, migrate, transaction
-from app.settings import Settings
+from app.settings import INITIAL_KEY_FILE, Settings
 from app.store import VectorStore, open_store
 
 log = logging.getLogger(__name__)
-INITIAL_KEY_FILE = "initial-api-key.txt"
 
 
 @dataclass
@@ -99,6 +98,3 @@ def ensure_first_client(settings: Settings, sessions: sessionmaker[Session]) -> 
     return key
 
 
-def local_key(settings: Settings) -> str | None:
-    path = Path(settings.data_dir) / INITIAL_KEY_FILE
-    return path.read_text().strip() if path.exists() else None

@@ -21,6 +21,10 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.limits import IDENTITY_CACHE_POINTS, MetadataLimits, OcrBounds
 
+# The first client's key, written in the data folder by the embedded default's first start
+# (app/runtime.ensure_first_client) and read by the CLI (app/cli_http.resolve_key)
+INITIAL_KEY_FILE = "initial-api-key.txt"
+
 
 class _Group(BaseModel):
     model_config = ConfigDict(extra="forbid")

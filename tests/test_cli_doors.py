@@ -609,3 +609,31 @@ def test_a_running_server_is_found_on_any_port_and_a_stale_record_ignored(
     (tmp_path / "data" / SERVER_RECORD).write_text(json.dumps(
         {"url": "http://127.0.0.1:8622", "pid": int(gone.stdout)}))
     assert server_url(settings) == "http://127.0.0.1:8000"  # its process is gone
+
+
+def test_commands_that_could_run_here_ask_the_recorded_server_first(
+        narrow: CliRunner, server: LiveServer, monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Path) -> None:
+    """Issue 38: with a live server recorded in the data folder, `evidence search` and
+    `documents list` go to it without --server — never loading models or the engine here."""
+    import app.cli_documents
+    import app.cli_search
+    from app.cli_http import recorded_server
+    from app.settings import Settings
+
+    def nothing_here(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("ran in process although a server was recorded")
+
+    monkeypatch.setattr(app.cli_search, "in_process_service", nothing_here)
+    monkeypatch.setattr(app.cli_documents, "_registry", nothing_here)
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "handbook.md").write_text("# Handbook\n\nWidget calibration happens weekly.\n")
+    assert _run(narrow, server, "ingest", str(folder))[0] == 0
+    key = ["--api-key", server.keys["acme"]]
+    host, port = server.url.removeprefix("http://").split(":")
+    with recorded_server(Settings(data_dir=tmp_path / "cli-data"), host, int(port)):
+        found = narrow.invoke(cli.app, ["search", "widget calibration", *key])
+        listed = narrow.invoke(cli.app, ["documents", "list", *key])
+    assert found.exit_code == 0 and "handbook.md" in found.output, found.output
+    assert listed.exit_code == 0 and "handbook.md" in listed.output, listed.output

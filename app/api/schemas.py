@@ -22,6 +22,7 @@ from pydantic import (
 
 from app.formats import KINDS
 from app.limits import is_valid_utf8
+from app.registry.vocabulary import VERSION_STATES
 from app.search.autocut import MAX_JUMPS
 from app.search.facets import FACET_KEY_PATTERN
 from app.search.filters import FILTER_KEY_PATTERN, MAX_FILTER_KEYS
@@ -38,12 +39,7 @@ class Scope(StrEnum):
     both = "both"
 
 
-class VersionState(StrEnum):
-    queued = "queued"
-    indexing = "indexing"
-    published = "published"
-    superseded = "superseded"
-    failed = "failed"
+VersionState = StrEnum("VersionState", {s: s for s in VERSION_STATES})  # app/registry
 
 
 class JobStatus(StrEnum):

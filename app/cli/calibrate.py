@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.text import Text
 
 from app.cli.common import ApiKeyOption, JsonOption, ServerOption, _show, app
-from app.cli_http import server_url
+from app.cli_http import running_server, server_url
 from app.errors import BadRequest, StoreLocked
 from app.settings import Settings, get_settings
 
@@ -86,8 +86,9 @@ def calibrate(
 
     def fetch() -> dict[str, Any]:
         items = read_judgments(judgments) if judgments else []
-        if server:
-            return _via_server(settings, api_key, server, items)
+        running = server or running_server(settings)
+        if running:
+            return _via_server(settings, api_key, running, items)
         try:
             return _in_process(settings, api_key, items)
         except StoreLocked:

@@ -17,7 +17,7 @@ from app.cli.common import (
     _fail_with,
     app,
 )
-from app.cli_http import server_url
+from app.cli_http import running_server, server_url
 from app.errors import ServiceError, StoreLocked
 from app.formats import KINDS
 from app.settings import get_settings
@@ -74,8 +74,10 @@ def ingest(
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TimeElapsedColumn(), console=common.err)
     try:
-        if server:
-            summary = ingest_via_server(settings, files, root, source, api_key, server, progress)
+        running = server or running_server(settings)
+        if running:
+            summary = ingest_via_server(settings, files, root, source, api_key, running,
+                                        progress)
         else:
             try:
                 summary = ingest_in_process(settings, files, root, source, api_key, progress)

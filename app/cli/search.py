@@ -17,7 +17,7 @@ from app.cli.common import (
     jobs_app,
     threads_app,
 )
-from app.cli_http import server_url
+from app.cli_http import running_server, server_url
 from app.errors import StoreLocked
 from app.settings import get_settings
 
@@ -81,8 +81,9 @@ def search(
                 **({"facets": facets} if facets else {}),
                 **({"alpha": alpha} if alpha is not None else {}),
                 **({"as_of": as_of} if as_of else {})}
-        if server:
-            return search_via_server(settings, body, api_key, server)
+        running = server or running_server(settings)
+        if running:
+            return search_via_server(settings, body, api_key, running)
         try:
             return search_in_process(settings, body, api_key)
         except StoreLocked:
@@ -147,13 +148,12 @@ def documents_list(
     server: ServerOption = None,
 ) -> None:
     """List documents like GET /documents: name, title, state, and why the latest failed."""
-    from app.api.schemas import DocumentKind, VersionState
     from app.cli_documents import list_documents, print_documents
-    from app.registry.documents import SORT_COLUMNS
+    from app.formats import KINDS
+    from app.registry.vocabulary import DOCUMENT_SORTS, VERSION_STATES
 
-    for option, values, allowed in (("--kind", kind, [k.value for k in DocumentKind]),
-                                    ("--state", state, [s.value for s in VersionState]),
-                                    ("--sort", [sort], list(SORT_COLUMNS))):
+    for option, values, allowed in (("--kind", kind, KINDS), ("--state", state, VERSION_STATES),
+                                    ("--sort", [sort], DOCUMENT_SORTS)):
         if bad := [v for v in values or [] if v not in allowed]:
             raise typer.BadParameter(f"{', '.join(bad)}: use {', '.join(allowed)}",
                                      param_hint=option)

@@ -20,6 +20,7 @@ from app.entity_pages import VersionEntities
 from app.errors import BadRequest, NotFound
 from app.registry import bm25_stats
 from app.registry.tables import Document, DocumentVersion, IngestionJob, VersionContent, utcnow
+from app.registry.vocabulary import DOCUMENT_SORTS
 
 DOCUMENT_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-]{0,199}")  # the whole id (fullmatch)
 LIVE_STATES = ("queued", "indexing", "published")
@@ -210,8 +211,7 @@ def readable_document_id(session: Session, *, client_id: str, filename: str) -> 
 
 
 SortKey = Literal["created_at", "updated_at", "document_id"]
-SORT_COLUMNS = {"created_at": Document.created_at, "updated_at": Document.updated_at,
-                "document_id": Document.document_id}
+SORT_COLUMNS = {sort: getattr(Document, sort) for sort in DOCUMENT_SORTS}
 
 
 @dataclass(frozen=True)
