@@ -16,7 +16,6 @@ from pathlib import Path
 from fastapi import Depends, FastAPI
 from fastapi_offline import FastAPIOffline
 
-from app import metrics
 from app.api.console import mount_console
 from app.api.deps import reject_unknown_query_params
 from app.api.errors import install_error_handlers
@@ -33,6 +32,7 @@ from app.api.routes import (
     threads,
     watches,
 )
+from app.ops import metrics
 from app.runtime import INITIAL_KEY_FILE, Runtime, build_runtime, ensure_first_client
 from app.search.pipeline import SearchEngine
 from app.search.service import SearchService
@@ -54,7 +54,7 @@ def announce_first_key(key: str, path: Path) -> None:
 def app_from_environment() -> FastAPI:
     """The app of one of `evidence serve --workers N`'s processes: settings and logging from
     the environment, as the command that started them read them."""
-    from app.logs import configure
+    from app.ops.logs import configure
     from app.settings import get_settings
 
     settings = get_settings()

@@ -19,10 +19,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from app.limits import IDENTITY_CACHE_POINTS, MetadataLimits, OcrBounds
+from app.domain.limits import IDENTITY_CACHE_POINTS, MetadataLimits, OcrBounds
 
 # The first client's key, written in the data folder by the embedded default's first start
-# (app/runtime.ensure_first_client) and read by the CLI (app/cli_http.resolve_key)
+# (app/runtime.ensure_first_client) and read by the CLI (app/cli/server_api.resolve_key)
 INITIAL_KEY_FILE = "initial-api-key.txt"
 
 
@@ -124,7 +124,7 @@ class SearchSettings(_Group):
     title_weight: float = Field(0.0, ge=0.0, le=10.0)
     sentence_depth: int = Field(0, ge=0, le=100)
     # The public background's weight in every client's BM25 IDF, in pseudo-chunks
-    # (app/bm25.py: a client's own counts take over as its corpus grows past it; 0: the
+    # (app/search/bm25.py: a client's own counts take over as its corpus grows past it; 0: the
     # client's counts alone). Chosen by cross-validation on SciFact (docs/BENCHMARKS.md).
     bm25_prior_chunks: float = Field(1000.0, ge=0.0, le=1e7)
     # The entity lane's weight in the fusion (a query naming an amount, day or id: the chunks
@@ -214,7 +214,7 @@ class IngestSettings(_Group):
 
 
 class LimitSettings(_Group):
-    """Bounds on what a client may send (app/limits.py, app/api/guard.py). Checked before the
+    """Bounds on what a client may send (app/domain/limits.py, app/api/guard.py). Checked before the
     key is: an oversized body is refused while it is read, never parsed."""
 
     json_body_bytes: int = Field(1024 * 1024, ge=1024)
@@ -272,7 +272,8 @@ class Settings(BaseSettings):
     # locks its folder against a second process). Set false when a separate `evidence worker` runs.
     embedded_worker: bool = True
     # The server the CLI talks to when the embedded engine is held by a running `evidence serve`
-    # (set: it wins over the one `evidence serve` records in the data folder; app/cli_http.py).
+    # (set: it wins over the one `evidence serve` records in the data folder;
+    # app/cli/server_api.py).
     server_url: str = "http://127.0.0.1:8000"
     # The operator's credential for /metrics (and `evidence worker --metrics-port`), sent as
     # `Authorization: Bearer …`: the metrics show every client's activity. Unset: no metrics.

@@ -27,7 +27,7 @@ def main() -> None:
 
     from sqlalchemy import func, select
 
-    from app.metadata import completed_metadata, upload_metadata
+    from app.domain.metadata import completed_metadata, upload_metadata
     from app.registry import clients, discovery
     from app.registry import documents as docs
     from app.registry.database import make_engine, make_sessionmaker, migrate, transaction

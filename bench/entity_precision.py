@@ -7,7 +7,7 @@ the working tree's — with its checks on, and with them off (rules only, the ab
     python -m bench.entity_precision --judged tests/ingest/judged_entities_heldout.json
     python -m bench.entity_precision --cost 1000   # seconds per 1,000 SciFact abstracts
 
-A found value matches a judged one by its key where its group has one (app/entity_values
+A found value matches a judged one by its key where its group has one (app/domain/entity_values
 ``value_key``: ``EUR 48,500.00`` = ``EUR 48500``), else folded (case and spaces); values in a
 document's ``also_ok`` count neither way. Micro-averaged over the documents.
 """
@@ -21,8 +21,8 @@ import types
 from collections import Counter
 from pathlib import Path
 
-from app.entity_values import value_key
-from app.leaves import ENTITY_GROUPS
+from app.domain.entity_values import value_key
+from app.domain.leaves import ENTITY_GROUPS
 
 JUDGED = Path(__file__).resolve().parents[1] / "tests" / "ingest" / "judged_entities.json"
 

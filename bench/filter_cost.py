@@ -22,9 +22,9 @@ from bench.common import eval_index_args, machine, open_eval_service  # noqa: E4
 def main() -> None:
     args = eval_index_args(__doc__ or "", queries=100)
 
+    from app.documents.uploads import document_id_for
     from app.registry.database import transaction
     from app.search.service import SearchQuery
-    from app.uploads import document_id_for
     from evaluation import beir
 
     data = beir.load(args.dataset)

@@ -114,7 +114,7 @@ def ingestion(pages: list) -> None:  # type: ignore[type-arg]
     """Seconds to prepare and embed one PDF, born-digital against scanned."""
     from reportlab.pdfgen import canvas
 
-    from app.limits import OcrBounds
+    from app.domain.limits import OcrBounds
     from app.models.loading import load_models
     from bench.common import REPO
     from ingest.chunking import Chunker

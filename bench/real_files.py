@@ -25,7 +25,7 @@ from pathlib import Path
 
 import httpx
 
-from app.formats import SUPPORTED
+from app.domain.formats import SUPPORTED
 
 SOURCES = [  # (glob, extension to give the copy or None, at most)
     ("/root/.pyenv/versions/3.11.7/lib/python3.11/test/test_email/data/msg_*.txt", ".eml", 40),

@@ -29,11 +29,11 @@ from app.calibration.stats import (  # noqa: F401 - the comparisons' statistics,
     ndcg_at_k,
     paired,
 )
+from app.documents.uploads import document_id_for
 from app.registry.database import transaction
 from app.runtime import Runtime
 from app.search.pipeline import SearchEngine
 from app.search.service import SearchService
-from app.uploads import document_id_for
 from evaluation.beir import Dataset
 from evaluation.runner import ranked_ids
 

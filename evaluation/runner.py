@@ -15,18 +15,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.bm25 import weigh_query
+from app.documents.uploads import accept_upload, document_id_for
 from app.models.loading import LoadedModels
 from app.registry import clients as reg
 from app.registry.database import transaction
 from app.registry.tables import Document
 from app.runtime import Runtime, build_runtime
+from app.search.bm25 import weigh_query
 from app.search.lanes import dense_lane, sparse_lane
 from app.search.pipeline import SearchEngine
 from app.search.service import SearchQuery, SearchService, client_corpus
 from app.settings import DatabaseSettings, QdrantSettings, Settings
 from app.store import ChunkFilter
-from app.uploads import accept_upload, document_id_for
 from evaluation.beir import Dataset
 from evaluation.metrics import mrr_at_k, ndcg_at_k, percentile, recall_at_k
 

@@ -18,7 +18,7 @@ from itertools import groupby
 
 from llama_index.core.node_parser import SentenceSplitter
 
-from app.errors import ExtractionError
+from app.domain.errors import ExtractionError
 from app.store.payload import passage_prefix
 from ingest.extract.types import Block, ExtractedText
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from app.entity_values import entity_keys, keys_in
+from app.domain.entity_values import entity_keys, keys_in
 from app.models.encoders import DenseEncoder, SparseEncoder, SparseVec
 from ingest.entities import Entities, EntityExtractor, rule_entities
 
@@ -28,7 +28,7 @@ class EmbeddedBatch:
     sparse: list[SparseVec]
     entities: list[Entities]
     seconds: dict[str, float] = field(default_factory=dict, compare=False)  # metrics
-    # each chunk's entities in one form (app/entity_values.py): found here, in the child,
+    # each chunk's entities in one form (app/domain/entity_values.py): found here, in the child,
     # with the entities, so the serving process only writes them
     entity_keys: list[list[str]] = field(default_factory=list)
 

@@ -2,7 +2,7 @@
 that every span must pass before it is kept.
 
 What has a form is read by rules over the raw text, first: validated identifiers
-(app/identifiers.py: IBAN, BIC, e-mail, phone), account numbers and transaction references
+(app/domain/identifiers.py: IBAN, BIC, e-mail, phone), account numbers and transaction references
 (regular expressions: spaCy's tokenizer splits ``ACCT-998877`` at the hyphen), whole days
 (``5 November 2024``, ``2024/11/03``: the small model cuts them short), amounts beside a
 currency, amounts in a table column whose header names a currency, and account types. A span a
@@ -18,7 +18,7 @@ and those labels map to no group. Then each span passes its group's check (``che
 - a person has no digits, currency or ``@``, is not a table header of the chunk, and a name
   ending in a legal or trade form (``Ltd``, ``GmbH``, ``Line``) is an organisation;
 - an organisation is not a currency code, a bare number or a header;
-- an amount spaCy found is kept only where it names a currency (app/entity_values.py's rule);
+- an amount spaCy found is kept only where it names a currency (app/domain/entity_values.py's rule);
 - no span crosses a line or a table cell (a name never does; ``EUR 48,500.00\\nVAT`` is two
   things); separators at a span's edges are trimmed.
 
@@ -32,8 +32,8 @@ import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from app.entity_values import DATE_SPAN, MONEY_SPAN, currency_in_header, date_key, money_key
-from app.identifiers import find_identifiers
+from app.domain.entity_values import DATE_SPAN, MONEY_SPAN, currency_in_header, date_key, money_key
+from app.domain.identifiers import find_identifiers
 from app.store.payload import COLUMN_SEPARATOR, COLUMNS_LABEL
 
 LABEL_GROUPS = {
@@ -93,7 +93,7 @@ def table_money(text: str) -> list[str]:
     """Amounts in table cells: a number under a header naming a currency (``Debit (EUR)``,
     ``Amount USD``, ``€``: a symbol or an ISO code in capitals), or under an amount header
     (``Amount``, ``Debit``…) in a row whose currency column names one. A zero is an empty
-    cell, not an amount. Written as ``EUR 48500`` (app/entity_values.money_key reads it)."""
+    cell, not an amount. Written as ``EUR 48500`` (app/domain/entity_values.money_key reads it)."""
     found = []
     for cells in table_rows(text):
         row_currency = next((currency_in_header(value) for header, value in cells
@@ -188,7 +188,7 @@ def table_headers(text: str) -> set[str]:
 
 def checked_group(group: str, value: str, headers: set[str]) -> str | None:
     """The group a spaCy span is kept in (None: dropped), by the checks the module states."""
-    from app.entity_values import iso_currency_codes
+    from app.domain.entity_values import iso_currency_codes
 
     if (not value or "\n" in value or "|" in value or len(value) > 100
             or value.casefold() in headers):
@@ -212,7 +212,7 @@ def checked_group(group: str, value: str, headers: set[str]) -> str | None:
 
 
 def ruler_patterns() -> list[dict]:
-    from app.entity_values import iso_currency_codes
+    from app.domain.entity_values import iso_currency_codes
 
     return [
         {"label": "CURRENCY", "pattern": [{"TEXT": {"IN": sorted(iso_currency_codes())}}]},

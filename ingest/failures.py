@@ -16,7 +16,7 @@ import httpx
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
-from app.errors import ServiceError
+from app.domain.errors import ServiceError
 
 # errno values of an OSError that says "the machine, not the document"
 PASSING_ERRNOS = {errno.ENOSPC, errno.EIO, errno.EAGAIN, errno.EMFILE, errno.ENFILE,

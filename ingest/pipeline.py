@@ -25,13 +25,13 @@ from typing import Protocol
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from app import metrics
-from app.bm25 import term_document_frequencies
-from app.errors import ExtractionError, ServiceError
-from app.leaves import EntityUnion, leaves_of
-from app.limits import display_text
-from app.metadata import completed_metadata
-from app.near_duplicates import bands as near_bands
+from app.documents.near_duplicates import bands as near_bands
+from app.documents.uploads import accept_upload, check_file, document_id_for
+from app.domain.errors import ExtractionError, ServiceError
+from app.domain.leaves import EntityUnion, leaves_of
+from app.domain.limits import display_text
+from app.domain.metadata import completed_metadata
+from app.ops import metrics
 from app.registry import bm25_stats, discovery, jobs, threads
 from app.registry import documents as docs_registry
 from app.registry import near_duplicates as near_registry
@@ -40,11 +40,11 @@ from app.registry.database import transaction
 from app.registry.jobs import ClaimedJob
 from app.registry.tables import Document, DocumentVersion, IngestionJob
 from app.registry.threads import MAIL_KINDS
+from app.search.bm25 import term_document_frequencies
 from app.settings import IngestSettings
 from app.store import ChunkPoint, VectorStore
 from app.store.base import point_id
 from app.store.payload import chunk_payload, passage_text, payload_meta, version_timeline
-from app.uploads import accept_upload, check_file, document_id_for
 from ingest.chunking import Chunk
 from ingest.embedding import EmbeddedBatch
 from ingest.extract.types import Attachment

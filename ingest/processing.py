@@ -29,10 +29,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from app.errors import ExtractionError, ServiceError
-from app.lifeline import bind_to_parent, in_spawner_thread
-from app.limits import OcrBounds
-from app.near_duplicates import signature
+from app.documents.near_duplicates import signature
+from app.domain.errors import ExtractionError, ServiceError
+from app.domain.limits import OcrBounds
+from app.ops.lifeline import bind_to_parent, in_spawner_thread
 from ingest.chunking import Chunk, Chunker
 from ingest.embedding import BatchEmbedder, EmbeddedBatch
 from ingest.extract import extract
@@ -54,7 +54,7 @@ class Prepared:
     seconds: dict[str, float] = field(default_factory=dict, compare=False)  # metrics
     quality: dict[str, Any] = field(default_factory=dict)  # canonical_metadata.quality's facts
     attachments: list[Attachment] = field(default_factory=list, compare=False)  # an e-mail's
-    # its MinHash signature (app/near_duplicates.py), made here, in the child
+    # its MinHash signature (app/documents/near_duplicates.py), made here, in the child
     minhash: list[int] | None = None
 
 
@@ -205,7 +205,7 @@ def _report(done: int, total: int = 0) -> None:
 
 
 def _die_with_parent() -> None:
-    """Besides the death signal asked for at the child's first import (app/lifeline.py, Linux):
+    """Besides the death signal asked for at the child's first import (app/ops/lifeline.py, Linux):
     the child exits within a second of its parent's death, noticed by its re-parenting. The
     parent is the one multiprocessing recorded, never ``getppid()`` now, which is already
     init's when the parent died while this child was starting."""

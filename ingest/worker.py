@@ -21,8 +21,8 @@ from collections.abc import Callable
 
 from sqlalchemy.orm.exc import StaleDataError
 
-from app import metrics
-from app.errors import ServiceError
+from app.domain.errors import ServiceError
+from app.ops import metrics
 from app.registry import discovery, jobs
 from app.registry.database import commit_with_retry, transaction
 from app.settings import IngestSettings

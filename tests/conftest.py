@@ -56,7 +56,7 @@ def _pg_available() -> str | None:
 
 @pytest.fixture(autouse=True)
 def _logging_restored() -> Iterator[None]:
-    """Commands such as `evidence serve` configure the process's logging (app/logs.py); each
+    """Commands such as `evidence serve` configure the process's logging (app/ops/logs.py); each
     test gets it back as it was, so one test's handlers never write into another's output."""
     import logging
 

@@ -1,4 +1,4 @@
-"""Per-client BM25 weighting (app/bm25.py), by hand."""
+"""Per-client BM25 weighting (app/search/bm25.py), by hand."""
 
 from __future__ import annotations
 
@@ -6,8 +6,14 @@ import math
 
 import pytest
 
-from app.bm25 import BackgroundPrior, CorpusStats, idf, term_document_frequencies, weigh_query
 from app.models.encoders import SparseVec
+from app.search.bm25 import (
+    BackgroundPrior,
+    CorpusStats,
+    idf,
+    term_document_frequencies,
+    weigh_query,
+)
 
 
 @pytest.mark.parametrize("chunks, df, expected", [
@@ -32,7 +38,7 @@ def test_a_versions_document_frequencies_count_chunks_not_occurrences() -> None:
     assert term_document_frequencies(chunks) == {"1": 2, "5": 1}
 
 
-# The public prior (app/bm25.py BackgroundPrior), by hand: m = 1000 pseudo-chunks, a term of
+# The public prior (app/search/bm25.py BackgroundPrior), by hand: m = 1000 pseudo-chunks, a term of
 # frequency 1e-5 per word → p = 1 − exp(−256 · 1e-5) = 0.0025567, so m · p = 2.5567.
 PRIOR = BackgroundPrior({42: 1e-5}, chunks=1000)
 

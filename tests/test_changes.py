@@ -1,9 +1,10 @@
-"""Changes between versions, pure (app/changes.py): overlapping chunks read once, sentences
+"""Changes between versions, pure (app/documents/changes.py): overlapping chunks read once,
+sentences
 compared folded, a replaced run paired in order, the time bound said."""
 
 from __future__ import annotations
 
-from app.changes import changes, passages
+from app.documents.changes import changes, passages
 
 
 def _chunk(i: int, text: str, start: int) -> dict:

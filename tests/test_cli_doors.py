@@ -14,8 +14,8 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from app import cli
-from app.cli_search import parse_filter_options, print_answer
-from app.errors import BadRequest
+from app.cli.search_answers import parse_filter_options, print_answer
+from app.domain.errors import BadRequest
 from app.settings import get_settings
 from tests.fakes import fake_models
 from tests.live import LiveServer, free_port, live_server, worker_running
@@ -291,7 +291,7 @@ def test_why_prints_the_diagnosis_at_80_columns(narrow: CliRunner, server: LiveS
 
 
 def test_an_apis_http_remedy_becomes_the_clis_own() -> None:
-    from app.errors import Conflict, Forbidden, StoreLocked
+    from app.domain.errors import Conflict, Forbidden, StoreLocked
 
     not_ready = cli.cli_error(Conflict(
         "scope 'both' needs Metadata Discovery Readiness, and this client's metadata discovery "
@@ -457,7 +457,7 @@ def test_a_watch_through_the_cli(narrow: CliRunner, server: LiveServer) -> None:
 
 def test_judgments_files_read_both_ways_and_a_bad_line_is_named(tmp_path: Path) -> None:
     from app.cli.calibrate import read_judgments
-    from app.errors import BadRequest
+    from app.domain.errors import BadRequest
 
     tsv = tmp_path / "j.tsv"
     tsv.write_text("query\tdocument_id\tgrade\nannual fee\tcontract\t2\nrent\tlease\t0\n")
@@ -499,10 +499,10 @@ def test_calibrate_through_the_cli(narrow: CliRunner, tmp_path: Path) -> None:
 
 def test_every_supported_kind_is_named_where_a_person_picks_one(narrow: CliRunner) -> None:
     """Issue 38: `ingest --help`, the console's file picker and its kind filter name every
-    kind app/formats.py (the API's list) supports."""
+    kind app/domain/formats.py (the API's list) supports."""
     import re
 
-    from app.formats import KINDS, SUPPORTED
+    from app.domain.formats import KINDS, SUPPORTED
     from tests.conftest import REPO
 
     helped = " ".join(narrow.invoke(cli.app, ["ingest", "--help"]).output.split())
@@ -553,7 +553,7 @@ def test_rows_lines_superseded_versions_and_long_heads_at_80_columns() -> None:
 
 
 def test_documents_list_keeps_the_date_whole_at_80_columns() -> None:
-    from app.cli_documents import print_documents
+    from app.cli.document_views import print_documents
 
     doc = {"document_id": "reports/2026/q3/a-long-quarterly-budget-report-name.pdf",
            "state": "published", "kind": "pdf", "version_count": 3, "chunk_count": 1200,
@@ -592,7 +592,7 @@ def test_a_running_server_is_found_on_any_port_and_a_stale_record_ignored(
     import subprocess
     import sys
 
-    from app.cli_http import SERVER_RECORD, recorded_server, server_url
+    from app.cli.server_api import SERVER_RECORD, recorded_server, server_url
     from app.settings import Settings
 
     monkeypatch.delenv("EVIDENCE_SERVER_URL", raising=False)
@@ -616,16 +616,16 @@ def test_commands_that_could_run_here_ask_the_recorded_server_first(
         tmp_path: Path) -> None:
     """Issue 38: with a live server recorded in the data folder, `evidence search` and
     `documents list` go to it without --server — never loading models or the engine here."""
-    import app.cli_documents
-    import app.cli_search
-    from app.cli_http import recorded_server
+    import app.cli.document_views
+    import app.cli.search_answers
+    from app.cli.server_api import recorded_server
     from app.settings import Settings
 
     def nothing_here(*_args: object, **_kwargs: object) -> None:
         raise AssertionError("ran in process although a server was recorded")
 
-    monkeypatch.setattr(app.cli_search, "in_process_service", nothing_here)
-    monkeypatch.setattr(app.cli_documents, "_registry", nothing_here)
+    monkeypatch.setattr(app.cli.search_answers, "in_process_service", nothing_here)
+    monkeypatch.setattr(app.cli.document_views, "_registry", nothing_here)
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "handbook.md").write_text("# Handbook\n\nWidget calibration happens weekly.\n")

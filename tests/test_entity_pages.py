@@ -1,11 +1,12 @@
-"""Entity pages, pure (app/entity_pages.py): spellings grouped, counts by hand, order, q, the
+"""Entity pages, pure (app/documents/entity_pages.py): spellings grouped, counts by hand, order, q,
+the
 cursor both sides of the last page, and versions indexed before mentions were kept."""
 
 from __future__ import annotations
 
 import pytest
 
-from app.entity_pages import (
+from app.documents.entity_pages import (
     VersionEntities,
     cursor_for,
     entity_documents,
@@ -13,7 +14,7 @@ from app.entity_pages import (
     entity_list,
     offset_of,
 )
-from app.errors import BadRequest
+from app.domain.errors import BadRequest
 
 ROWS = [
     VersionEntities("mail-1", "v1", "Payment", "m1.eml",

@@ -1,4 +1,4 @@
-"""Entity values in one form (app/entity_values.py), by hand: amounts, days and ids written
+"""Entity values in one form (app/domain/entity_values.py), by hand: amounts, days and ids written
 every way the issue lists, the ambiguous ones and the look-alikes."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.entity_values import date_key, entity_keys, id_key, money_key, query_entity_keys
+from app.domain.entity_values import date_key, entity_keys, id_key, money_key, query_entity_keys
 
 
 @pytest.mark.parametrize("written", ["$10,000", "10,000.00 USD", "USD 10000", "10000 dollars",

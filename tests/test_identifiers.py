@@ -1,4 +1,4 @@
-"""Identifiers (app/identifiers.py): found, validated by their libraries, keyed in one folded
+"""Identifiers (app/domain/identifiers.py): found, validated by their libraries, keyed in one folded
 form — both sides of each check (a checksum one digit off, a BIC with and without its label,
 a phone number with and without its country)."""
 
@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.entity_values import query_entity_keys, value_key
-from app.identifiers import find_identifiers, identifier_key
+from app.domain.entity_values import query_entity_keys, value_key
+from app.domain.identifiers import find_identifiers, identifier_key
 
 IBAN_KEY = "id:de89370400440532013000"
 

@@ -1,6 +1,6 @@
 """Typed leaves and how a query matches one (pure)."""
 
-from app.leaves import Leaf, leaves_of, match_leaf, merge_entities, value_type
+from app.domain.leaves import Leaf, leaves_of, match_leaf, merge_entities, value_type
 
 
 def test_leaves_are_typed_and_lists_give_one_leaf_each() -> None:

@@ -1,11 +1,12 @@
-"""Bounds on client values (app/limits.py): each refusal with its code, each bound exact."""
+"""Bounds on client values (app/domain/limits.py): each refusal with its code, each bound exact."""
 
 from __future__ import annotations
 
 import pytest
 
-from app.errors import BadRequest
-from app.limits import (
+from app.documents.uploads import parse_metadata_field
+from app.domain.errors import BadRequest
+from app.domain.limits import (
     MetadataLimits,
     check_metadata,
     check_scalar,
@@ -13,7 +14,6 @@ from app.limits import (
     is_valid_utf8,
     strict_json_loads,
 )
-from app.uploads import parse_metadata_field
 
 LIMITS = MetadataLimits(depth=3, keys=5, key_chars=4, string_chars=6, total_bytes=50)
 

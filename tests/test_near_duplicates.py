@@ -1,9 +1,9 @@
-"""MinHash signatures (app/near_duplicates.py): the same text one signature, a one-clause
+"""MinHash signatures (app/documents/near_duplicates.py): the same text one signature, a one-clause
 change near, an unrelated text far, a short text none."""
 
 from __future__ import annotations
 
-from app.near_duplicates import NEAR_THRESHOLD, NUM_PERM, bands, signature, similarity
+from app.documents.near_duplicates import NEAR_THRESHOLD, NUM_PERM, bands, signature, similarity
 from tests.api.test_threads_api import CONTRACT
 
 

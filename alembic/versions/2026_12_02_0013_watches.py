@@ -7,7 +7,6 @@ Create Date: 2026-12-02
 import sqlalchemy as sa
 from alembic import op
 
-
 revision = "0013_watches"
 down_revision = "0012_near_duplicates"
 branch_labels = None

@@ -10,7 +10,7 @@ from fastapi.dependencies.models import Dependant
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 
-from app.errors import BadRequest, Unauthorized
+from app.domain.errors import BadRequest, Unauthorized
 from app.registry import clients as clients_registry
 from app.registry import documents as docs_registry
 from app.registry.clients import Caller

@@ -10,8 +10,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app.errors import ServiceError
-from app.logs import request_id
+from app.domain.errors import ServiceError
+from app.ops.logs import request_id
 
 # Request-validation failures on these fields get their own stable code.
 FIELD_CODES = {

@@ -19,7 +19,7 @@ from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.errors import error_body
-from app.errors import ServiceError
+from app.domain.errors import ServiceError
 from app.registry import clients as clients_registry
 from app.registry.database import transaction
 

@@ -2,7 +2,7 @@
 
 The id is the caller's ``X-Request-ID`` when it is a sane token (≤ 128 of letters, digits and
 ``._-:``), else a new one; it is echoed on the response, carried by every log line of the
-request (app/logs.py) and by every error body's ``details.request_id`` (app/api/errors.py).
+request (app/ops/logs.py) and by every error body's ``details.request_id`` (app/api/errors.py).
 Metrics label a request by its route template (``/documents/{document_id}``), never by its
 raw path, so a caller cannot grow the label set.
 """
@@ -16,8 +16,8 @@ import uuid
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app import metrics
-from app.logs import request_id
+from app.ops import metrics
+from app.ops.logs import request_id
 
 log = logging.getLogger("evidence.access")
 REQUEST_ID_HEADER = b"x-request-id"

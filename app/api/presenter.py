@@ -41,7 +41,8 @@ from app.api.schemas import (
     ThreadRef,
     VersionOut,
 )
-from app.leaves import LeafMatch
+from app.domain.leaves import LeafMatch
+from app.domain.textnorm import fold
 from app.registry.documents import DocumentSummary
 from app.registry.tables import DocumentVersion, IngestionJob
 from app.search.collapse import with_duplicates
@@ -51,7 +52,6 @@ from app.search.snippets import snippet
 from app.search.spans import literal_spans, query_terms
 from app.search.types import MAX_EVIDENCE, Candidate, VersionHit
 from app.store.payload import HEADING_PATH, LINE_END, LINE_START, PAGE, TEXT, chunk_location
-from app.textnorm import fold
 
 
 def search_query(body: SearchRequest) -> SearchQuery:

@@ -20,8 +20,8 @@ from pydantic import (
     model_serializer,
 )
 
-from app.formats import KINDS
-from app.limits import is_valid_utf8
+from app.domain.formats import KINDS
+from app.domain.limits import is_valid_utf8
 from app.registry.vocabulary import VERSION_STATES
 from app.search.autocut import MAX_JUMPS
 from app.search.facets import FACET_KEY_PATTERN
@@ -60,7 +60,7 @@ class Fusion(StrEnum):
     relative_score = "relative_score"
 
 
-DocumentKind = StrEnum("DocumentKind", {kind: kind for kind in KINDS})  # app/formats.py
+DocumentKind = StrEnum("DocumentKind", {kind: kind for kind in KINDS})  # app/domain/formats.py
 
 FilterScalar = str | int | float | bool
 RangeBound = int | float | str

@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app.calibration.stats import cross_validate, ndcg_at_k, paired
-from app.errors import Conflict
+from app.domain.errors import Conflict
 from app.registry import judgments as judgments_registry
 from app.search.service import SearchQuery, SearchService
 

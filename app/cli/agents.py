@@ -12,7 +12,7 @@ from app.cli.common import (
     _fail,
     app,
 )
-from app.errors import ServiceError
+from app.domain.errors import ServiceError
 from app.settings import get_settings
 
 
@@ -34,7 +34,7 @@ def mcp_command(
                                "command's absolute path, the key) and exit")] = False,
 ) -> None:
     """An MCP server for agents: search, get_document, list_documents, why_not, over stdio."""
-    from app.cli_http import resolve_key
+    from app.cli.server_api import resolve_key
     from evidence_client.mcp_server import run
 
     settings = get_settings()
@@ -42,7 +42,7 @@ def mcp_command(
         key = resolve_key(settings, api_key)
     except ServiceError as exc:
         _fail(exc.message)
-    from app.cli_http import server_url
+    from app.cli.server_api import server_url
 
     url = server or server_url(settings)
     if print_config:

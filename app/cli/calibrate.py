@@ -13,8 +13,8 @@ from rich.console import Console
 from rich.text import Text
 
 from app.cli.common import ApiKeyOption, JsonOption, ServerOption, _show, app
-from app.cli_http import running_server, server_url
-from app.errors import BadRequest, StoreLocked
+from app.cli.server_api import running_server, server_url
+from app.domain.errors import BadRequest, StoreLocked
 from app.settings import Settings, get_settings
 
 BATCH = 500
@@ -45,7 +45,7 @@ def read_judgments(path: Path) -> list[dict[str, Any]]:
 
 def _via_server(settings: Settings, api_key: str | None, server: str,
                 items: list[dict[str, Any]]) -> dict[str, Any]:
-    from app.cli_http import ServerApi, resolve_key
+    from app.cli.server_api import ServerApi, resolve_key
 
     with ServerApi(server, resolve_key(settings, api_key), timeout=600) as api:
         for start in range(0, len(items), BATCH):
@@ -58,7 +58,7 @@ def _in_process(settings: Settings, api_key: str | None,
     from app.api.routes.judgments import record_judgments
     from app.api.schemas import CalibrationOut, JudgmentsIn
     from app.calibration.service import Setting, run_and_apply
-    from app.cli_search import in_process_service, parsed_body
+    from app.cli.search_answers import in_process_service, parsed_body
 
     batches = [parsed_body(JudgmentsIn, {"items": items[start:start + BATCH]})
                for start in range(0, len(items), BATCH)]

@@ -11,7 +11,7 @@ from app.cli.common import (
     _fail,
     clients_app,
 )
-from app.errors import ServiceError
+from app.domain.errors import ServiceError
 from app.settings import get_settings
 
 

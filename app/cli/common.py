@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from app.errors import ServiceError
+from app.domain.errors import ServiceError
 from app.settings import get_settings
 
 app = typer.Typer(help="Evidence Search: document-version search on Qdrant.",
@@ -39,7 +39,7 @@ err = Console(stderr=True)
 
 
 def _logging() -> None:
-    from app.logs import configure
+    from app.ops.logs import configure
 
     settings = get_settings()
     configure(settings.log_level, settings.log.format)

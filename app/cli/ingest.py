@@ -17,9 +17,9 @@ from app.cli.common import (
     _fail_with,
     app,
 )
-from app.cli_http import running_server, server_url
-from app.errors import ServiceError, StoreLocked
-from app.formats import KINDS
+from app.cli.server_api import running_server, server_url
+from app.domain.errors import ServiceError, StoreLocked
+from app.domain.formats import KINDS
 from app.settings import get_settings
 
 SKIPPED_SHOWN = 20
@@ -27,7 +27,7 @@ SKIPPED_SHOWN = 20
 
 def pick_files(folder: Path, max_bytes: int) -> tuple[list[Path], list[tuple[Path, str]]]:
     """The files to ingest under FOLDER (or FOLDER itself), and those left out with why."""
-    from app.uploads import SUPPORTED
+    from app.documents.uploads import SUPPORTED
 
     candidates = [folder] if folder.is_file() else sorted(
         p for p in folder.rglob("*") if p.is_file())
@@ -52,15 +52,15 @@ INGEST_HELP = (
     "--server is given, in which case files are uploaded to the server.")
 
 
-@app.command(help=INGEST_HELP)  # the kinds from app/formats.py, the list the API takes
+@app.command(help=INGEST_HELP)  # the kinds from app/domain/formats.py, the list the API takes
 def ingest(
     folder: Annotated[Path, typer.Argument(exists=True, help="a file or a folder (recursive)")],
     source: Annotated[str | None, typer.Option(help="source label for these documents")] = None,
     api_key: ApiKeyOption = None,
     server: ServerOption = None,
 ) -> None:
-    from app.cli_ingest import ingest_in_process, ingest_via_server
-    from app.uploads import SUPPORTED
+    from app.cli.folder_ingest import ingest_in_process, ingest_via_server
+    from app.documents.uploads import SUPPORTED
 
     settings = get_settings()
     files, skipped = pick_files(folder, settings.ingest.max_upload_bytes)

@@ -17,8 +17,8 @@ from app.cli.common import (
     jobs_app,
     threads_app,
 )
-from app.cli_http import running_server, server_url
-from app.errors import StoreLocked
+from app.cli.server_api import running_server, server_url
+from app.domain.errors import StoreLocked
 from app.settings import get_settings
 
 
@@ -64,7 +64,7 @@ def search(
 ) -> None:
     """Search like POST /search: one block per document version, its cited chunks beneath.
     Quote a phrase to require it ("paid holiday"); -word leaves out what holds word."""
-    from app.cli_search import (
+    from app.cli.search_answers import (
         parse_filter_options,
         print_answer,
         search_in_process,
@@ -109,13 +109,13 @@ def entities(
 ) -> None:
     """The people, organisations, amounts … in your current versions, like GET /entities;
     with VALUE, the documents naming it. `evidence entities persons --q okafor`."""
-    from app.cli_documents import (
+    from app.cli.document_views import (
         entity_documents,
         list_entities,
         print_entities,
         print_entity_documents,
     )
-    from app.leaves import ENTITY_GROUPS
+    from app.domain.leaves import ENTITY_GROUPS
 
     if group not in ENTITY_GROUPS:
         raise typer.BadParameter(f"{group}: use {', '.join(ENTITY_GROUPS)}", param_hint="GROUP")
@@ -148,8 +148,8 @@ def documents_list(
     server: ServerOption = None,
 ) -> None:
     """List documents like GET /documents: name, title, state, and why the latest failed."""
-    from app.cli_documents import list_documents, print_documents
-    from app.formats import KINDS
+    from app.cli.document_views import list_documents, print_documents
+    from app.domain.formats import KINDS
     from app.registry.vocabulary import DOCUMENT_SORTS, VERSION_STATES
 
     for option, values, allowed in (("--kind", kind, KINDS), ("--state", state, VERSION_STATES),
@@ -171,7 +171,7 @@ def documents_show(
     server: ServerOption = None,
 ) -> None:
     """A document and every version of it, like GET /documents/{id}."""
-    from app.cli_documents import print_document, show_document
+    from app.cli.document_views import print_document, show_document
 
     _show(lambda: show_document(get_settings(), api_key, server, document_id), print_document,
           as_json)
@@ -190,7 +190,7 @@ def documents_changes(
     server: ServerOption = None,
 ) -> None:
     """What changed between two versions, like GET /documents/{id}/changes."""
-    from app.cli_documents import print_changes, show_changes
+    from app.cli.document_views import print_changes, show_changes
 
     _show(lambda: show_changes(get_settings(), api_key, server, document_id, from_version,
                                to_version), print_changes, as_json)
@@ -204,7 +204,7 @@ def jobs_show(
     server: ServerOption = None,
 ) -> None:
     """An ingestion job, like GET /jobs/{id}: state, attempts, progress, error."""
-    from app.cli_documents import print_job, show_job
+    from app.cli.document_views import print_job, show_job
 
     _show(lambda: show_job(get_settings(), api_key, server, job_id), print_job, as_json)
 
@@ -220,7 +220,7 @@ def threads_show(
     server: ServerOption = None,
 ) -> None:
     """An e-mail thread's messages in date order, like GET /threads/{id}."""
-    from app.cli_documents import print_thread, show_thread
+    from app.cli.document_views import print_thread, show_thread
 
     _show(lambda: show_thread(get_settings(), api_key, server, thread_id), print_thread,
           as_json)

@@ -18,8 +18,8 @@ from app.cli.common import (
     _logging,
     app,
 )
-from app.cli_http import recorded_server
-from app.errors import ServiceError, StoreLocked
+from app.cli.server_api import recorded_server
+from app.domain.errors import ServiceError, StoreLocked
 from app.settings import get_settings
 
 
@@ -110,7 +110,7 @@ def worker(
     _logging()
     settings = get_settings()
     if metrics_port:  # counters of this process; the queue: the API's
-        from app.metrics import serve_worker_metrics
+        from app.ops.metrics import serve_worker_metrics
 
         if settings.metrics_token is None:
             _fail("--metrics-port needs EVIDENCE_METRICS_TOKEN: the metrics show every "

@@ -14,7 +14,7 @@ from app.cli.common import (
     registry_app,
     store_app,
 )
-from app.errors import ServiceError
+from app.domain.errors import ServiceError
 from app.settings import get_settings
 
 

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.text import Text
 
 from app.cli.common import ApiKeyOption, JsonOption, ServerOption, _show, watch_app
-from app.cli_http import server_url
+from app.cli.server_api import server_url
 from app.settings import get_settings
 
 NameOption = Annotated[str | None, typer.Option(help="a label of your own")]
@@ -19,7 +19,7 @@ NameOption = Annotated[str | None, typer.Option(help="a label of your own")]
 
 def _call(api_key: str | None, server: str | None, method: str, path: str,
           **kwargs: Any) -> Any:
-    from app.cli_http import server_call
+    from app.cli.server_api import server_call
 
     settings = get_settings()
     return server_call(settings, api_key, server or server_url(settings), method, path,
@@ -45,7 +45,7 @@ def watch_add(
 ) -> None:
     """Watch for new versions this search would return, like POST /watches; prints the
     webhook secret once."""
-    from app.cli_search import parse_filter_options
+    from app.cli.search_answers import parse_filter_options
 
     body = {"query": query, "scope": scope, "filters": parse_filter_options(filters or []),
             **{k: v for k, v in (("alpha", alpha), ("webhook_url", webhook), ("name", name))
@@ -134,7 +134,7 @@ def print_watches(console: Console, listing: dict[str, Any]) -> None:
 
 
 def print_matches(console: Console, page: dict[str, Any]) -> None:
-    from app.cli_documents import indented
+    from app.cli.document_views import indented
 
     items = page["items"]
     console.print(Text(f"{len(items)} match{'es' if len(items) != 1 else ''}"

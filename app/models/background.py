@@ -1,6 +1,6 @@
 """The shipped BM25 background (public English word frequencies by BM25 term id), read once.
 
-Built by app/models/build_background.py; used by app/bm25.py's BackgroundPrior.
+Built by app/models/build_background.py; used by app/search/bm25.py's BackgroundPrior.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Build ``app/models/assets/bm25_background.tsv.gz``, the public word frequencies behind the
-BM25 prior (app/bm25.py), from wordfreq's English list.
+BM25 prior (app/search/bm25.py), from wordfreq's English list.
 
 Run by hand when the BM25 model or wordfreq changes (the file is shipped, so no install step
 and no user needs wordfreq):
@@ -12,7 +12,8 @@ https://github.com/rspeer/wordfreq, data CC BY-SA 4.0) is put through the instal
 model's own tokenizer, stopword list and stemmer, so each line's term id is exactly the id the
 model gives that word; the frequencies of words sharing a stem add up. Words holding a digit
 are left out: wordfreq stores numbers with their digits masked ("0000"), which no text holds.
-Terms under ``MIN_FREQUENCY`` are left out too (their prior weight is negligible: app/bm25.py).
+Terms under ``MIN_FREQUENCY`` are left out too (their prior weight is negligible:
+app/search/bm25.py).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from app.errors import ModelsNotInstalled
+from app.domain.errors import ModelsNotInstalled
 from app.models.background import load_background
 from app.models.chance_background import load_background as load_chance_background
 from app.models.encoders import DenseEncoder, Reranker, SparseEncoder, SparseVec, TokenCounter
@@ -77,7 +77,7 @@ class LoadedModels:
     count_tokens: TokenCounter
     spacy_path: Path | None  # None: no entity model (test fakes)
     dense_error: str | None = None
-    # Public word frequencies by BM25 term id, the prior of every client's IDF (app/bm25.py);
+    # Public word frequencies by BM25 term id, the prior of every client's IDF (app/search/bm25.py);
     # None: the client's counts alone (test fakes, whose term ids are their own)
     bm25_background: Mapping[int, float] | None = None
     # The chance background's vectors, each query's own dense floor (app/search/chance.py);

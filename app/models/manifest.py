@@ -7,7 +7,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from app.errors import ModelsNotInstalled
+from app.domain.errors import ModelsNotInstalled
 from app.models.profiles import PROFILES, ModelProfile
 
 MANIFEST_NAME = "manifest.json"

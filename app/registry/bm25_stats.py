@@ -1,4 +1,4 @@
-"""Per-client BM25 statistics in the registry (the query side is app/bm25.py).
+"""Per-client BM25 statistics in the registry (the query side is app/search/bm25.py).
 
 A client's N is the number of chunks of its current, published versions and each term's df the
 number of those chunks holding it. A version's own counts (``term_df``) are added when it

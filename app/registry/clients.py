@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.errors import Conflict, Forbidden, NotFound, Unauthorized
+from app.domain.errors import Conflict, Forbidden, NotFound, Unauthorized
 from app.registry.tables import ApiKey, Client, PublicationAuthority, utcnow
 
 KEY_PREFIX = "evs_"

@@ -16,7 +16,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.orm.exc import StaleDataError
 
-from app.errors import Conflict
+from app.domain.errors import Conflict
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from sqlalchemy import delete, func, insert, or_, select
 from sqlalchemy.orm import Session
 
-from app.leaves import Leaf, folded_value, leaves_of
+from app.domain.leaves import Leaf, folded_value, leaves_of
 from app.registry.documents import where_version_keys
 from app.registry.tables import Document, DocumentVersion, MetadataDiscovery, MetadataLeaf, utcnow
 

@@ -16,8 +16,8 @@ from typing import Literal
 from sqlalchemy import Select, and_, func, select, text
 from sqlalchemy.orm import Session, aliased
 
-from app.entity_pages import VersionEntities
-from app.errors import BadRequest, NotFound
+from app.documents.entity_pages import VersionEntities
+from app.domain.errors import BadRequest, NotFound
 from app.registry import bm25_stats
 from app.registry.tables import Document, DocumentVersion, IngestionJob, VersionContent, utcnow
 from app.registry.vocabulary import DOCUMENT_SORTS

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.orm import Session
 
-from app.errors import NotFound
+from app.domain.errors import NotFound
 from app.registry.tables import Document, DocumentVersion, IngestionJob, utcnow
 
 

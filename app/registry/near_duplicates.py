@@ -1,4 +1,5 @@
-"""Near duplicates in the registry: each published version's LSH bands (app/near_duplicates.py
+"""Near duplicates in the registry: each published version's LSH bands
+(app/documents/near_duplicates.py
 makes them), and the current versions of the same client that share one and whose signatures
 agree at the threshold. Reported, never collapsed (a contract with one number changed is another
 contract)."""
@@ -10,7 +11,7 @@ from collections.abc import Collection
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.near_duplicates import NEAR_THRESHOLD, similarity
+from app.documents.near_duplicates import NEAR_THRESHOLD, similarity
 from app.registry.documents import current_versions
 from app.registry.tables import Document, DocumentVersion, NearBand
 

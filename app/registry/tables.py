@@ -125,7 +125,7 @@ class DocumentVersion(Base):
     # SHA-256 of its extracted text, whitespace normalised: versions holding the same text
     # are exact duplicates (canonical_metadata.duplicates, search collapse "duplicates")
     text_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    # its MinHash signature (app/near_duplicates.py; None: too short): near duplicates
+    # its MinHash signature (app/documents/near_duplicates.py; None: too short): near duplicates
     minhash: Mapped[list[int] | None] = mapped_column(JSON, nullable=True)
     # {group: {value: how many of its chunks name it}} for entity pages (GET /entities);
     # None for a version indexed before it was kept (`evidence reindex` fills it)

@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.errors import NotFound
+from app.domain.errors import NotFound
 from app.registry.documents import current_versions
 from app.registry.tables import Document, DocumentVersion
 

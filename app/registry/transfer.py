@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from sqlalchemy import Engine, Integer, func, select, text
 
-from app.errors import ServiceError
+from app.domain.errors import ServiceError
 from app.registry.database import migrate
 from app.registry.tables import Base
 

@@ -17,7 +17,7 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from app.errors import Conflict, NotFound
+from app.domain.errors import Conflict, NotFound
 from app.registry.tables import (
     Document,
     DocumentVersion,

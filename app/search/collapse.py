@@ -33,7 +33,8 @@ def collapse(ranked: Sequence[tuple[Key, Any]], group_of: Mapping[Key, str | Non
 def with_duplicates(meta: Mapping[str, Any], exact: Sequence[str] | None,
                     near: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
     """A row's canonical metadata with ``duplicates`` where it has any, exact (the same text)
-    or near (app/near_duplicates.py); the contract's snapshot is left as it is otherwise."""
+    or near (app/documents/near_duplicates.py); the contract's snapshot is left as it is
+    otherwise."""
     out = dict(meta)
     if exact or near:
         out["duplicates"] = {"exact": list(exact or []), "near": [dict(n) for n in near or []]}

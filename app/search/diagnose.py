@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.leaves import leaves_of
+from app.domain.leaves import leaves_of
 from app.models.encoders import SparseVec
 from app.registry.tables import Document, DocumentVersion, IngestionJob
 from app.search.filters import RESERVED, leaf_matches

@@ -8,7 +8,7 @@ Keys: ``kind``, ``source`` and dotted metadata keys (``custom.project``, ``docum
 A timeline: a date key with ``:month`` or ``:year`` (``entities.dates_times:month``,
 ``custom.signed:year``) counts the versions per month (``2024-03``) or year (``2024``) of the
 days they name — each version once per bucket — in time order, the latest ``TIME_BUCKETS``
-kept. Only whole days count (app/entity_values.date_key: ``March 2024`` names no day).
+kept. Only whole days count (app/domain/entity_values.date_key: ``March 2024`` names no day).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.entity_values import date_key
-from app.errors import BadRequest
-from app.leaves import GROUPS, KEY_RE, Leaf, leaves_of
+from app.domain.entity_values import date_key
+from app.domain.errors import BadRequest
+from app.domain.leaves import GROUPS, KEY_RE, Leaf, leaves_of
 
 ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 MAX_FACETS = 10

@@ -16,8 +16,8 @@ import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from app.bm25 import CorpusStats, weigh_query
 from app.models.encoders import SparseVec
+from app.search.bm25 import CorpusStats, weigh_query
 
 
 def rocchio(query: Sequence[float], feedback: Sequence[Sequence[float]],

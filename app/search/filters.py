@@ -14,11 +14,11 @@ import difflib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from app.entity_values import date_key, iso_currency_codes, money_key, value_key
-from app.errors import BadRequest
-from app.formats import KINDS
-from app.leaves import ENTITY_GROUPS, GROUPS, KEY_RE, STANDARD_TYPES, Leaf, value_type
-from app.limits import check_scalar
+from app.domain.entity_values import date_key, iso_currency_codes, money_key, value_key
+from app.domain.errors import BadRequest
+from app.domain.formats import KINDS
+from app.domain.leaves import ENTITY_GROUPS, GROUPS, KEY_RE, STANDARD_TYPES, Leaf, value_type
+from app.domain.limits import check_scalar
 from app.store import ChunkFilter
 from app.store.base import Alternatives, Bounds
 from app.store.payload import DAY_TREE, ENTITY_DAYS, ENTITY_KEYS, ENTITY_MONEY, day_number
@@ -220,7 +220,7 @@ def _conditions(key: str, values: list[Scalar]) -> list[Alternatives]:
 
 
 def _entity_keys(key: str, values: Sequence[Scalar]) -> tuple[str, ...]:
-    """The keys of the values an entity filter names (app/entity_values.value_key)."""
+    """The keys of the values an entity filter names (app/domain/entity_values.value_key)."""
     group = key.partition(".")[2]
     return tuple(dict.fromkeys(k for v in values if isinstance(v, str)
                                and (k := value_key(group, v))))

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from app.domain.textnorm import fold
 from app.search.spans import literal_spans
 from app.search.types import MAX_EVIDENCE, Candidate, VersionHit
 from app.store.payload import TEXT
-from app.textnorm import fold
 
 
 def group_versions(ranked: list[Candidate]) -> list[VersionHit]:

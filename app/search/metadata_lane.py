@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from app.leaves import IDENTIFIER, Leaf, LeafMatch, as_number, folded_value, match_leaf
+from app.domain.leaves import IDENTIFIER, Leaf, LeafMatch, as_number, folded_value, match_leaf
+from app.domain.textnorm import fold
 from app.search.filters import leaf_matches
 from app.search.spans import query_terms
-from app.textnorm import fold
 
 
 @dataclass(frozen=True)

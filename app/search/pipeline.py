@@ -17,10 +17,10 @@ from typing import Any
 
 from py_rust_stemmers import SnowballStemmer
 
-from app.bm25 import BackgroundPrior, CorpusLookup, weigh_query
-from app.errors import Unavailable
+from app.domain.errors import Unavailable
 from app.models.encoders import SparseVec
 from app.models.loading import LoadedModels
+from app.search.bm25 import BackgroundPrior, CorpusLookup, weigh_query
 from app.search.chance import chance_floor
 from app.search.feedback import expand_sparse, rocchio
 from app.search.fusion import FUSERS, SCORE_FUSIONS, as_if_unfiltered
@@ -50,10 +50,10 @@ class SearchPlan:
     rerank: bool
     limit: int  # versions wanted: the answer's offset + limit
     filter: ChunkFilter
-    # The client's BM25 statistics for the query's terms (its own IDF: app/bm25.py).
+    # The client's BM25 statistics for the query's terms (its own IDF: app/search/bm25.py).
     corpus: CorpusLookup
     fusion: str = "rank"  # app/search/fusion.py FUSERS
-    # the amounts, days and ids the query names (app/entity_values.py): the entity lane's
+    # the amounts, days and ids the query names (app/domain/entity_values.py): the entity lane's
     entity_keys: tuple[str, ...] = ()
 
 

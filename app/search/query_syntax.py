@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from app.textnorm import WORD, fold
+from app.domain.textnorm import WORD, fold
 
 MAX_PHRASES = 5
 MAX_EXCLUSIONS = 10

@@ -17,15 +17,15 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from app.bm25 import BackgroundPrior, CorpusLookup, CorpusStats
-from app.entity_values import query_entity_keys
-from app.errors import BadRequest, Conflict
+from app.domain.entity_values import query_entity_keys
+from app.domain.errors import BadRequest, Conflict
 from app.registry import bm25_stats, discovery
 from app.registry import documents as docs_registry
 from app.registry import judgments as judgments_registry
 from app.registry import near_duplicates as near_registry
 from app.registry.documents import ShownVersion
 from app.search.autocut import AUTOCUT_SPAN, autocut
+from app.search.bm25 import BackgroundPrior, CorpusLookup, CorpusStats
 from app.search.collapse import collapse, with_duplicates
 from app.search.diagnose import Diagnosis, SearchContext, diagnose
 from app.search.facets import check_facets, count_facets, version_facts
@@ -308,8 +308,9 @@ class SearchService:
                       by_content: dict[VersionKey, VersionHit]
                       ) -> tuple[list, dict[VersionKey, dict[int, str]]]:
         """The ranked versions with a matching chunk that holds a passage added or changed
-        relative to their predecessor, and those chunks' marks (app/version_changes.py)."""
-        from app.version_changes import changed_chunks
+        relative to their predecessor, and those chunks' marks
+        (app/documents/version_changes.py)."""
+        from app.documents.version_changes import changed_chunks
 
         kept, marks = [], {}
         for key, lanes in ranked[:CHANGED_DEPTH]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import lru_cache
 from importlib.resources import files
 
-from app.textnorm import WORD, fold
+from app.domain.textnorm import WORD, fold
 
 __all__ = ["WORD", "fold", "literal_spans", "query_terms"]
 

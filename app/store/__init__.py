@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.errors import StoreLocked
+from app.domain.errors import StoreLocked
 from app.settings import QdrantSettings
 from app.store.base import ChunkFilter, ChunkPoint, StoredHit, VectorStore
 

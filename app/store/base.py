@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from app.errors import ModelMismatchError, StoreNeedsReindex, StoreRejected
+from app.domain.errors import ModelMismatchError, StoreNeedsReindex, StoreRejected
 from app.models.encoders import SparseVec
 
 DENSE, SPARSE = "dense", "sparse"
@@ -27,7 +27,7 @@ KEYWORD_KEYS = ("client_id", "document_id", "version_id", "kind", "source", "vis
                 "entity_keys")
 SEARCHABLE, HIDDEN = "searchable", "hidden"
 # How the collection scores BM25: "client" = term frequencies stored without the engine's IDF
-# modifier, each query weighted by its client's own IDF (app/bm25.py). Recorded with the
+# modifier, each query weighted by its client's own IDF (app/search/bm25.py). Recorded with the
 # collection; a collection without it used the engine's collection-wide IDF.
 SPARSE_IDF = "client"
 # Qdrant fails to decode a payload nested ~128 deep and, in the embedded engine, every later

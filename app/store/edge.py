@@ -19,8 +19,8 @@ from typing import Any
 
 import qdrant_edge as qe
 
-from app.errors import StoreLocked, StoreRejected, Unavailable
-from app.limits import IDENTITY_CACHE_POINTS
+from app.domain.errors import StoreLocked, StoreRejected, Unavailable
+from app.domain.limits import IDENTITY_CACHE_POINTS
 from app.models.encoders import SparseVec
 from app.store.base import (
     DENSE,
@@ -101,7 +101,7 @@ class EdgeStore:
         return qe.EdgeConfig(
             vectors={DENSE: qe.EdgeVectorParams(size=self.dense_dim,
                                                 distance=qe.Distance.Cosine)},
-            # no IDF modifier: the engine's IDF would span every client (app/bm25.py)
+            # no IDF modifier: the engine's IDF would span every client (app/search/bm25.py)
             sparse_vectors={SPARSE: qe.EdgeSparseVectorParams()},
             # compact() only vacuums deleted points: any deletion qualifies, and no HNSW is
             # ever built (it would hold the GIL for minutes; exact search is fast enough)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from app.leaves import Leaf
+from app.domain.leaves import Leaf
 from app.store.base import FAR_FUTURE, HIDDEN, PUBLISHED_TS, SUPERSEDED_TS
 
 CLIENT_ID, DOCUMENT_ID, VERSION_ID = "client_id", "document_id", "version_id"
@@ -27,7 +27,7 @@ META, META_BOOL = "meta", "meta_bool"
 # order (ingest/extract/sheets.py writes it; entities and changes read it)
 SHEET, ROWS = "sheet", "rows"
 COLUMNS_LABEL, COLUMN_SEPARATOR = "Columns: ", " | "
-# The chunk's entities in one form (app/entity_values.py): the entity lane matches on these
+# The chunk's entities in one form (app/domain/entity_values.py): the entity lane matches on these
 ENTITY_KEYS = "entity_keys"
 
 
@@ -108,7 +108,7 @@ def day_number(value: str) -> float | None:
 
 def entity_numbers(keys: Sequence[str]) -> dict[str, Any]:
     """The numbers range filters compare on entities: amounts by currency (and under "any"),
-    days as day numbers — from the chunk's entity keys (app/entity_values.py)."""
+    days as day numbers — from the chunk's entity keys (app/domain/entity_values.py)."""
     money: dict[str, list[float]] = {}
     days: list[float] = []
     for key in keys:

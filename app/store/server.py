@@ -12,7 +12,7 @@ from typing import Any
 
 from qdrant_client import QdrantClient, models
 
-from app.limits import IDENTITY_CACHE_POINTS
+from app.domain.limits import IDENTITY_CACHE_POINTS
 from app.models.encoders import SparseVec
 from app.store.base import (
     DENSE,
@@ -87,7 +87,7 @@ class ServerStore:
                 collection,
                 vectors_config={DENSE: models.VectorParams(size=dense_dim,
                                                            distance=models.Distance.COSINE)},
-                # no IDF modifier: the engine's IDF would span every client (app/bm25.py)
+                # no IDF modifier: the engine's IDF would span every client (app/search/bm25.py)
                 sparse_vectors_config={SPARSE: models.SparseVectorParams()},
                 metadata={"dense_model": dense_model, "dense_dim": dense_dim,
                           "sparse_idf": SPARSE_IDF})

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from app.errors import ServiceError
+from app.domain.errors import ServiceError
 from app.models.encoders import SparseVec
 from app.store.base import ChunkPoint, VectorStore
 

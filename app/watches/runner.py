@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.errors import ServiceError
+from app.domain.errors import ServiceError
 from app.registry import watches as watches_registry
 from app.registry.tables import DocumentVersion, Watch, WatchMatch
 from app.search.service import SearchAnswer, SearchQuery, SearchService

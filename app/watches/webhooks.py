@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from app.errors import BadRequest
+from app.domain.errors import BadRequest
 
 SIGNATURE_HEADER = "X-Evidence-Signature"
 MAX_URL_CHARS = 2000

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from app.errors import ExtractionError
-from app.formats import IMAGE_MAGIC, OLE_MAGIC, ZIP_KINDS
-from app.limits import OcrBounds
+from app.domain.errors import ExtractionError
+from app.domain.formats import IMAGE_MAGIC, OLE_MAGIC, ZIP_KINDS
+from app.domain.limits import OcrBounds
 from ingest.extract.types import Block, ExtractedText
 
 __all__ = ["Block", "ExtractedText", "extract"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 import zipfile
 
-from app.errors import ExtractionError
+from app.domain.errors import ExtractionError
 from ingest.extract.types import Block, ExtractedText
 
 # What a DOCX may unzip to, read from the ZIP directory before anything is inflated: a few

@@ -19,7 +19,7 @@ import email.utils
 import re
 from typing import Any
 
-from app.errors import ExtractionError
+from app.domain.errors import ExtractionError
 from ingest.extract.types import Attachment, Block, ExtractedText
 
 MAX_ATTACHMENTS = 50
@@ -143,7 +143,7 @@ def _bounded(attachments: list[Attachment], filename: str, warnings: list[str]
 def _extension(content_type: str) -> str:
     """The extension this service reads a MIME type by (``image/png`` → ``.png``), or
     none."""
-    from app.formats import SUPPORTED
+    from app.domain.formats import SUPPORTED
 
     for extension, (_kind, mime) in SUPPORTED.items():
         if mime == content_type:

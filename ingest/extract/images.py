@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from app.errors import ExtractionError
-from app.limits import OcrBounds
+from app.domain.errors import ExtractionError
+from app.domain.limits import OcrBounds
 from ingest.extract.ocr import (
     OcrReport,
     check_pixels,

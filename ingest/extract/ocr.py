@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Protocol
 
-from app.errors import ExtractionError
-from app.limits import OcrBounds
+from app.domain.errors import ExtractionError
+from app.domain.limits import OcrBounds
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from app.errors import ExtractionError
-from app.limits import OcrBounds
+from app.domain.errors import ExtractionError
+from app.domain.limits import OcrBounds
 from ingest.extract.columns import page_text
 from ingest.extract.ocr import OcrReport, engine_for, read_page
 from ingest.extract.types import Block, ExtractedText

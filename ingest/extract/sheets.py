@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from app.errors import ExtractionError
+from app.domain.errors import ExtractionError
 from app.store.payload import COLUMN_SEPARATOR, COLUMNS_LABEL  # " | ", as DOCX and HTML tables
 from ingest.extract.docx import check_unzipped_size
 from ingest.extract.types import Block, ExtractedText, decode_text

@@ -9,7 +9,7 @@ import zipfile
 from collections.abc import Iterator
 from typing import Any
 
-from app.errors import ExtractionError
+from app.domain.errors import ExtractionError
 from ingest.extract.docx import check_unzipped_size
 from ingest.extract.types import Block, ExtractedText
 

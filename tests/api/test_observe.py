@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.logs import configure
+from app.ops.logs import configure
 from tests.conftest import METRICS_AUTH
 from tests.factories import pdf_bytes
 from tests.fakes import fake_models
@@ -155,7 +155,7 @@ def test_metrics_are_the_operators_alone(tmp_path) -> None:  # type: ignore[no-u
 def test_a_workers_metrics_port_asks_for_the_token_too() -> None:
     import httpx
 
-    from app.metrics import serve_worker_metrics
+    from app.ops.metrics import serve_worker_metrics
     from tests.live import free_port
 
     port = free_port()

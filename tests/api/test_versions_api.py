@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.errors import Unavailable
+from app.domain.errors import Unavailable
 from tests.conftest import make_settings
 from tests.fakes import fake_models
 from tests.service import Service, running_service

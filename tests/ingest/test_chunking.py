@@ -87,7 +87,7 @@ def test_a_long_section_is_chunked_window_by_window_with_offsets_and_lines_kept(
 
 
 def test_a_document_past_the_chunk_limit_stops_early_with_a_reason() -> None:
-    from app.errors import ExtractionError
+    from app.domain.errors import ExtractionError
 
     words = " ".join(f"w{i}" for i in range(50_000))
     chunker = Chunker(whitespace_tokens, chunk_size=100, chunk_overlap=10, max_chunks=20)

@@ -8,7 +8,7 @@ from email import message_from_bytes, policy
 
 import pytest
 
-from app.errors import ExtractionError
+from app.domain.errors import ExtractionError
 from ingest.extract import extract
 from tests.factories import eml_bytes, pdf_bytes
 from tests.msg_files import Msg, build_msg

@@ -49,7 +49,7 @@ def test_money_in_a_chunk_of_rows_under_its_columns(chunk: str, amounts: list[st
 
 
 def test_table_money_is_keyed_and_filterable() -> None:
-    from app.entity_values import entity_keys
+    from app.domain.entity_values import entity_keys
     from app.store.payload import entity_numbers
 
     found, _ = rule_entities("Date: 2024-04-02 · Debit (EUR): 24000 · Balance (EUR): 96400.5")

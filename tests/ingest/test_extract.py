@@ -7,7 +7,7 @@ import zipfile
 
 import pytest
 
-from app.errors import ExtractionError
+from app.domain.errors import ExtractionError
 from ingest.extract import extract
 from tests.factories import pdf_bytes
 

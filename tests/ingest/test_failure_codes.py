@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.errors import ExtractionError, StoreRejected
+from app.domain.errors import ExtractionError, StoreRejected
 from ingest.failures import FAILURE_CODES, code_table, error_code
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,8 +7,8 @@ import shutil
 
 import pytest
 
-from app.errors import ExtractionError
-from app.limits import OcrBounds
+from app.domain.errors import ExtractionError
+from app.domain.limits import OcrBounds
 from ingest.extract import extract
 from ingest.extract.ocr import _from_boxes, _from_tsv, engine_for
 from tests.factories import image_bytes, scan_image, scanned_pdf

@@ -13,7 +13,7 @@ from concurrent.futures.process import BrokenProcessPool
 import numpy as np
 import pytest
 
-from app.errors import ExtractionError
+from app.domain.errors import ExtractionError
 from ingest.chunking import Chunker
 from ingest.embedding import BatchEmbedder
 from ingest.processing import ChildProcess, ChildSpec, InProcess

@@ -8,7 +8,7 @@ import datetime as dt
 
 import pytest
 
-from app.errors import ExtractionError
+from app.domain.errors import ExtractionError
 from ingest.chunking import Chunker
 from ingest.extract import extract
 from tests.factories import pptx_bytes, xlsx_bytes

@@ -9,7 +9,7 @@ import string
 
 import pytest
 
-from app.limits import OcrBounds
+from app.domain.limits import OcrBounds
 from ingest.extract import extract
 from ingest.extract.wordshare import GARBLED_SHARE, garbled, word_share
 from tests.factories import scan_image, scanned_pdf

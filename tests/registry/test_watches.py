@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func, select
 
-from app.errors import Conflict
+from app.domain.errors import Conflict
 from app.registry import clients as reg
 from app.registry import documents as docs
 from app.registry import watches

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.errors import BadRequest
-from app.leaves import Leaf
+from app.domain.errors import BadRequest
+from app.domain.leaves import Leaf
 from app.search.facets import TIME_BUCKETS, VersionFacts, check_facets, count_facets
 
 

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from app.bm25 import CorpusStats, idf
 from app.models.encoders import SparseVec
+from app.search.bm25 import CorpusStats, idf
 from app.search.feedback import expand_sparse, rocchio
 
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from app.errors import BadRequest
+from app.domain.errors import BadRequest
 from app.search.filters import FILTER_KEY_PATTERN, parse_filters
 
 

@@ -1,4 +1,4 @@
-from app.leaves import Leaf
+from app.domain.leaves import Leaf
 from app.search.metadata_lane import fuse_versions, lookup_terms, rank_versions
 
 

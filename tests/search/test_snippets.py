@@ -64,7 +64,7 @@ def test_best_sentences_picks_the_closest_by_cosine_in_one_batch() -> None:
 
 
 def test_the_cli_shows_the_snippet_with_the_matched_words_marked() -> None:
-    from app.cli_search import marked_snippet
+    from app.cli.search_answers import marked_snippet
 
     text = f"{FILLER} The wire TXN-2024-0306-77 cleared. {FILLER}"
     spans = literal_spans(text, query_terms("TXN-2024-0306-77"))

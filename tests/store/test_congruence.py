@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from app.bm25 import CorpusStats, term_document_frequencies, weigh_query
-from app.errors import ModelMismatchError, StoreNeedsReindex, StoreRejected
+from app.domain.errors import ModelMismatchError, StoreNeedsReindex, StoreRejected
 from app.models.encoders import SparseVec
+from app.search.bm25 import CorpusStats, term_document_frequencies, weigh_query
 from app.settings import QdrantSettings
 from app.store import ChunkFilter, ChunkPoint, open_store
 from app.store.base import HIDDEN, SEARCHABLE, point_id
@@ -121,7 +121,7 @@ def test_edge_engine_never_matches_bool_payloads(tmp_path: Path) -> None:
 
 
 def test_a_second_open_of_the_embedded_engine_reports_store_locked(tmp_path: Path) -> None:
-    from app.errors import StoreLocked
+    from app.domain.errors import StoreLocked
 
     first = open_store(_settings("edge", tmp_path), dense_model="m", dense_dim=384)
     try:
@@ -228,7 +228,7 @@ def test_ranges_and_negations_match_the_same_on_both_engines(store) -> None:
 
 
 def test_every_key_a_client_may_store_can_be_filtered_on_both_engines(store) -> None:
-    """Keys of any script, digits, '_' and '-' (app/limits.py KEY_SEGMENT): the filter paths
+    """Keys of any script, digits, '_' and '-' (app/domain/limits.py KEY_SEGMENT): the filter paths
     they make are valid on both engines and match exactly."""
     dense = FakeDense()
     keys = ["größe", "日付", "a-b", "x_1", "2024", "-lead"]

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app.errors import StoreRejected
+from app.domain.errors import StoreRejected
 from app.models.encoders import SparseVec
 from app.store import ChunkFilter, ChunkPoint
 from app.store.base import SEARCHABLE, point_id

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.leaves import Leaf
+from app.domain.leaves import Leaf
 from app.search.rerank import rerank
 from app.search.types import Candidate
 from app.store.payload import (

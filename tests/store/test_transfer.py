@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.errors import ServiceError
+from app.domain.errors import ServiceError
 from app.registry import clients as reg
 from app.registry.database import make_engine, make_sessionmaker, transaction
 from app.registry.transfer import copy_registry

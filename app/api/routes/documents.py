@@ -19,18 +19,18 @@ from app.api.schemas import (
     VersionState,
     error_responses,
 )
-from app.errors import PayloadTooLarge
-from app.formats import SUPPORTED
-from app.registry import documents as docs_registry
-from app.registry import jobs as jobs_registry
-from app.registry.database import commit_with_retry, scrub_deleted
-from app.registry.documents import DOCUMENT_ID_RE, SortKey
-from app.uploads import (
+from app.documents.uploads import (
     MAX_PATH_CHARS,
     MAX_SOURCE_CHARS,
     accept_upload,
     parse_metadata_field,
 )
+from app.domain.errors import PayloadTooLarge
+from app.domain.formats import SUPPORTED
+from app.registry import documents as docs_registry
+from app.registry import jobs as jobs_registry
+from app.registry.database import commit_with_retry, scrub_deleted
+from app.registry.documents import DOCUMENT_ID_RE, SortKey
 
 router = APIRouter(tags=["documents"])
 # The spec says what the server checks: the kinds from the one table, the id by its one rule
@@ -151,8 +151,9 @@ def document_changes(
                                                         "current one)")] = None,
 ) -> ChangesOut:
     """What changed between two published versions: passages added, removed and changed,
-    each with where it stands on each side (app/changes.py, app/version_changes.py)."""
-    from app.version_changes import version_changes
+    each with where it stands on each side (app/documents/changes.py,
+    app/documents/version_changes.py)."""
+    from app.documents.version_changes import version_changes
 
     from_id, to_id, found, complete = version_changes(
         session, runtime.store, document, from_version=from_version, to_version=to_version)

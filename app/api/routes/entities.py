@@ -1,6 +1,6 @@
 """Entity pages: GET /entities (the people, organisations, amounts … in a client's current
 versions) and GET /entities/{group}/{value}/documents (the versions naming one). Thin: the
-registry streams the client's current versions, app/entity_pages.py counts."""
+registry streams the client's current versions, app/documents/entity_pages.py counts."""
 
 from __future__ import annotations
 
@@ -18,14 +18,21 @@ from app.api.schemas import (
     EntityOut,
     error_responses,
 )
-from app.entity_pages import MAX_QUERY_CHARS, cursor_for, entity_documents, entity_list, offset_of
-from app.errors import NotFound
+from app.documents.entity_pages import (
+    MAX_QUERY_CHARS,
+    cursor_for,
+    entity_documents,
+    entity_list,
+    offset_of,
+)
+from app.domain.errors import NotFound
 from app.registry import documents as docs_registry
 
 router = APIRouter(tags=["entities"])
 MAX_VALUE_CHARS = 500
 MAX_CURSOR_CHARS = 40
-CURSOR_PATTERN = "^[A-Za-z0-9_-]*$"  # URL-safe base64, unpadded (app/entity_pages.cursor_for)
+# URL-safe base64, unpadded (app/documents/entity_pages.cursor_for)
+CURSOR_PATTERN = "^[A-Za-z0-9_-]*$"
 
 
 @router.get("/entities", response_model=EntityList,

@@ -9,10 +9,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from app import metrics
 from app.api.deps import RuntimeDep
 from app.api.errors import error_body
 from app.api.schemas import Health, Liveness, Readiness, error_responses
+from app.ops import metrics
 from app.registry.database import schema_revision
 from app.runtime import Runtime
 

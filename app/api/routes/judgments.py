@@ -21,7 +21,7 @@ from app.api.schemas import (
     error_responses,
 )
 from app.calibration.service import Setting, run_and_apply
-from app.errors import BadRequest
+from app.domain.errors import BadRequest
 from app.registry import judgments as judgments_registry
 from app.runtime import Runtime
 from app.search.service import SearchService

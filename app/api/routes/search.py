@@ -17,10 +17,10 @@ import os
 import anyio
 from fastapi import APIRouter, FastAPI, Request, Response
 
-from app import metrics
 from app.api.deps import PublishingClientDep, RuntimeDep, SearchServiceDep
 from app.api.presenter import evidence_result, search_query
 from app.api.schemas import EvidenceResult, SearchRequest, error_responses
+from app.ops import metrics
 from app.registry.clients import Caller
 from app.runtime import Runtime
 from app.search.service import SearchService

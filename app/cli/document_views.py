@@ -12,8 +12,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from app.cli_http import resolve_key, running_server, server_call, server_url
-from app.cli_search import indented
+from app.cli.search_answers import indented
+from app.cli.server_api import resolve_key, running_server, server_call, server_url
 from app.settings import Settings
 
 if TYPE_CHECKING:
@@ -276,10 +276,10 @@ def show_changes(settings: Settings, api_key: str | None, server: str | None,
         return server_call(settings, api_key, server, "GET",
                            f"/documents/{quote(document_id, safe='')}/changes", params=params)
     from app.api.schemas import ChangesOut
-    from app.errors import StoreLocked
+    from app.documents.version_changes import version_changes
+    from app.domain.errors import StoreLocked
     from app.models.manifest import Manifest
     from app.store import open_store
-    from app.version_changes import version_changes
 
     manifest = Manifest.load(settings.models.dir)
     try:

@@ -1,5 +1,6 @@
 """The changes between two published versions of a document, read from the registry and the
-store and compared by app/changes.py (pure); one LRU of version pairs for the API's changes route
+store and compared by app/documents/changes.py (pure); one LRU of version pairs for the API's
+changes route
 and for ``changed_only`` search. A version never changes once published, so a pair's answer
 is kept; the key is the versions' own rows (and their creation times: a row id can be reused
 after a delete)."""
@@ -11,8 +12,8 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from app.changes import changes, passages
-from app.errors import Conflict, NotFound
+from app.documents.changes import changes, passages
+from app.domain.errors import Conflict, NotFound
 from app.registry import documents as docs_registry
 from app.registry.tables import Document, DocumentVersion
 from app.store import ChunkFilter, VectorStore

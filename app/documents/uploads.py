@@ -13,10 +13,16 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from app.errors import BadRequest, PayloadTooLarge, UnsupportedMediaType
-from app.formats import IMAGE_MAGIC, LABELS, OLE_MAGIC, SUPPORTED, TEXT_KINDS, ZIP_KINDS
-from app.limits import MetadataLimits, check_metadata, check_text, display_text, strict_json_loads
-from app.metadata import upload_metadata
+from app.domain.errors import BadRequest, PayloadTooLarge, UnsupportedMediaType
+from app.domain.formats import IMAGE_MAGIC, LABELS, OLE_MAGIC, SUPPORTED, TEXT_KINDS, ZIP_KINDS
+from app.domain.limits import (
+    MetadataLimits,
+    check_metadata,
+    check_text,
+    display_text,
+    strict_json_loads,
+)
+from app.domain.metadata import upload_metadata
 from app.registry.documents import RegisteredUpload, register_upload, validate_document_id
 from app.settings import IngestSettings
 

@@ -15,14 +15,14 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from app.errors import BadRequest
+from app.domain.errors import BadRequest
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 # Control characters (C0, DEL, C1) and the Unicode line/paragraph separators.
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 # A metadata key is one path segment of a dotted filter key: no dots, no control characters.
 # One level of a metadata key: letters (any script), digits, "_" and "-" — what a filter key
-# can address (app/leaves.py KEY_RE is built from it), so a key that can be stored can be
+# can address (app/domain/leaves.py KEY_RE is built from it), so a key that can be stored can be
 # filtered on. A space, "[", "." or a control character is refused at upload.
 KEY_SEGMENT = r"[\w\-]+"
 # Points whose identity (document, version, chunk index) a process keeps for the search lanes

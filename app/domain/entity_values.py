@@ -20,7 +20,7 @@ them too. Rules stated here:
 - an account number or transaction reference is folded: case, spaces and ``- _ . / # :``
   removed (``ACCT 998877`` = ``acct998877`` = ``ACCT-998877``);
 - IBANs, BICs, e-mail addresses and phone numbers are found and validated by
-  app/identifiers.py, keyed ``id:``, ``email:`` and ``phone:`` in one folded form;
+  app/domain/identifiers.py, keyed ``id:``, ``email:`` and ``phone:`` in one folded form;
 - a table cell is money where its column header names a currency (``currency_in_header``:
   a symbol or an ISO code in capitals, ingest/entities.py ``table_money``).
 """
@@ -161,14 +161,14 @@ def id_key(span: str) -> str | None:
 
 def account_key(span: str) -> str | None:
     """An account number's key: a valid IBAN or BIC in its folded form, else an id's."""
-    from app.identifiers import identifier_key
+    from app.domain.identifiers import identifier_key
 
     return identifier_key("account_numbers", span) or id_key(span)
 
 
 def _identifier_keyer(group: str):  # type: ignore[no-untyped-def]
     def keyer(span: str) -> str | None:
-        from app.identifiers import identifier_key
+        from app.domain.identifiers import identifier_key
 
         return identifier_key(group, span)
     return keyer
@@ -198,8 +198,8 @@ def entity_keys(groups: Mapping[str, Sequence[str]]) -> list[str]:
 
 def query_entities(query: str, identifiers: bool = True) -> list[tuple[str, str]]:
     """(the span as written, its key) of each amount, day and id the query names;
-    ``identifiers=False`` leaves out the validated ones (app/identifiers.py)."""
-    from app.identifiers import find_identifiers
+    ``identifiers=False`` leaves out the validated ones (app/domain/identifiers.py)."""
+    from app.domain.identifiers import find_identifiers
 
     found: list[tuple[str, str]] = [(query[i.start:i.end], i.key)
                                     for i in find_identifiers(query)] if identifiers else []

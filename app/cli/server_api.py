@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from app.errors import ServiceError, Unauthorized
+from app.domain.errors import ServiceError, Unauthorized
 from app.settings import INITIAL_KEY_FILE, Settings
 
 KEY_ADVICE = "pass --api-key or set EVIDENCE_API_KEY"

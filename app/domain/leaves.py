@@ -12,17 +12,17 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from app.limits import KEY_SEGMENT
-from app.textnorm import WORD, fold
+from app.domain.limits import KEY_SEGMENT
+from app.domain.textnorm import WORD, fold
 
 GROUPS = ("source", "document", "location", "classification", "quality", "custom", "entities")
 # The contract's entity groups under ``entities.`` (ingest/entities.py fills them), then the two
-# this service adds: contact identifiers fit none of the contract's (app/identifiers.py)
+# this service adds: contact identifiers fit none of the contract's (app/domain/identifiers.py)
 CONTRACT_ENTITY_GROUPS = ("persons", "organizations", "dates_times", "locations",
                           "monetary_amounts", "account_numbers", "transaction_references",
                           "account_types")
 ENTITY_GROUPS = (*CONTRACT_ENTITY_GROUPS, "email_addresses", "phone_numbers")
-# a filter key: a group, then the levels of a stored key (app/limits.py KEY_SEGMENT)
+# a filter key: a group, then the levels of a stored key (app/domain/limits.py KEY_SEGMENT)
 KEY_RE = re.compile(rf"[a-z_]+(\.{KEY_SEGMENT})+")
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}"
                       r"([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$")

@@ -9,10 +9,10 @@ from typing import Any
 
 from rich.progress import Progress
 
-from app.cli_http import ServerApi, resolve_key
-from app.errors import ServiceError
+from app.cli.server_api import ServerApi, resolve_key
+from app.documents.uploads import document_id_for
+from app.domain.errors import ServiceError
 from app.settings import Settings
-from app.uploads import document_id_for
 
 
 def _summary() -> dict[str, Any]:
@@ -21,11 +21,11 @@ def _summary() -> dict[str, Any]:
 
 def ingest_in_process(settings: Settings, files: list[Path], root: Path, source: str | None,
                       api_key: str | None, progress: Progress) -> dict[str, Any]:
+    from app.documents.uploads import accept_upload
     from app.registry import clients as reg
     from app.registry.database import transaction
     from app.registry.tables import IngestionJob
     from app.runtime import build_runtime, ensure_first_client
-    from app.uploads import accept_upload
     from ingest.service import build_worker
 
     runtime = build_runtime(settings)

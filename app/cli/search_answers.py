@@ -14,8 +14,8 @@ from rich.markup import escape
 from rich.padding import Padding
 from rich.text import Text
 
-from app.cli_http import resolve_key, server_call
-from app.errors import BadRequest, ServiceError
+from app.cli.server_api import resolve_key, server_call
+from app.domain.errors import BadRequest, ServiceError
 from app.settings import Settings
 
 if TYPE_CHECKING:  # the search stack loads only for the commands that search here

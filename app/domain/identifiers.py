@@ -19,7 +19,7 @@ Rules stated here (the same for a document's chunks and for a query):
   Group ``phone_numbers``; key ``phone:<E.164>``.
 
 The contract's eight entity groups have no place for e-mail addresses and phone numbers; they
-are two added groups (app/leaves.py ENTITY_GROUPS), filterable and faceted like the others.
+are two added groups (app/domain/leaves.py ENTITY_GROUPS), filterable and faceted like the others.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@ versions, each with how many documents name it and how often (Aleph's and Datash
 lists), and the versions naming one of them. Pure: the registry passes the rows.
 
 One entity, many spellings: values are grouped by ``entity_identity`` — the value's key where
-its group has one (an amount, a day, an IBAN, an e-mail address: app/entity_values.value_key),
+its group has one (an amount, a day, an IBAN, an e-mail address:
+app/domain/entity_values.value_key),
 else the name folded: case, spaces, a person's titles (``Mr``, ``Dr``…), an organisation's
 leading "the". An entity is shown by its commonest spelling (then the first alphabetically).
 
@@ -20,8 +21,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.entity_values import value_key
-from app.errors import BadRequest
+from app.domain.entity_values import value_key
+from app.domain.errors import BadRequest
 
 PERSON_TITLES = re.compile(r"^(?:(?:mr|mrs|ms|miss|mx|dr|prof|sir|dame|herr|frau|mme|mlle)"
                            r"\.?\s+)+", re.IGNORECASE)

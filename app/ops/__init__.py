@@ -1,0 +1,2 @@
+"""Running the service: a spawned child's lifeline, logs as an event stream, Prometheus
+metrics."""
