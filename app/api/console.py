@@ -12,7 +12,7 @@ from starlette.types import Scope
 
 from app.console import CONSOLE_CSP, CONSOLE_DIR
 
-SERVED = (".html", ".css", ".js")
+SERVED = (".html", ".css", ".js", ".svg")
 
 
 class ConsoleFiles(StaticFiles):

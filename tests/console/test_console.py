@@ -111,6 +111,16 @@ def _upload(w: Watched, tmp_path: Path, name: str, text: str) -> None:
     page.locator("#documents tbody tr").filter(has_text=name).first.wait_for(timeout=30_000)
 
 
+def test_loading_the_console_asks_nothing_it_is_refused(watched: Watched) -> None:
+    """Issue 38: a 401 in the browser's console on load (the browser asked /favicon.ico,
+    which the API's gate refuses): the console names its own icon."""
+    watched.page.goto(watched.server.url + "/")
+    watched.page.get_by_label("API key").wait_for()
+    watched.page.wait_for_timeout(500)  # the icon is asked after the load event
+    assert watched.errors == []
+    assert watched.server.url + "/console/favicon.svg" in watched.requests
+
+
 def test_a_wrong_key_shows_the_apis_message(watched: Watched) -> None:
     watched.sign_in("not-a-key")
     alert = watched.page.locator("#sign-in-error")
