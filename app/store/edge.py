@@ -85,6 +85,7 @@ class EdgeStore:
         self.identity = IdentityCache(identity_capacity)
         self._root = Path(path)
         self._root.mkdir(parents=True, exist_ok=True)
+        self._folder_lock = _lock_folder(self._root)
         recorded = check_collection_file(self._root)
         check_model(recorded, dense_model, dense_dim)
         self._shard_path = self._root / "shard"
@@ -92,7 +93,11 @@ class EdgeStore:
         self._generation = 0  # bumped by every reopen; a read that raced one is retried
         self._broken: str | None = None
         self._deleted_since_compaction = False
-        self._shard = self._open()
+        try:
+            self._shard = self._open()
+        except BaseException:
+            _unlock_folder(self._folder_lock)
+            raise
         if recorded is None:
             (self._root / "collection.json").write_text(json.dumps(
                 {"dense_model": dense_model, "dense_dim": dense_dim, "sparse_idf": SPARSE_IDF}))
@@ -276,9 +281,10 @@ class EdgeStore:
             try:
                 return self._optimize_and_flush()
             except Exception as first:  # noqa: BLE001
-                # Seen once under load (issue 23): "Failed to flush … tracker_journal.dat is
-                # shorter than expected" from a segment's payload journal; the data was whole
-                # after a restart. Reloading the shard from its files and WAL is that restart.
+                # "Failed to flush … tracker_journal.dat is shorter than expected" (issues 23,
+                # 38) was another process's EdgeShard.load rewriting this shard's files; the
+                # folder lock (_lock_folder) now stops that. Kept for what else may fail a
+                # flush: reloading the shard from its files and WAL is a restart, whole.
                 log.warning("engine compaction failed, reopening: %s", first)
                 self._reopen()
                 self._check_usable()
@@ -296,9 +302,44 @@ class EdgeStore:
 
     def close(self) -> None:
         with self._write_lock:
-            if self._broken is None:
-                self._shard.flush()
-                self._shard.close()
+            try:
+                if self._broken is None:
+                    self._shard.flush()
+                    self._shard.close()
+            finally:
+                _unlock_folder(self._folder_lock)
+                self._folder_lock = None
+
+
+LOCK_FILE = "evidence.lock"
+
+
+def _lock_folder(root: Path) -> Any:
+    """Our own exclusive lock on the engine folder, taken before qdrant-edge opens anything.
+
+    Why (issue 38): ``EdgeShard.load`` in a second process loads the segments — rewriting
+    their flag files and removing payload tracker journals — before it fails on the shard's
+    own lock. The running server then failed its next flush ("tracker_journal.dat is shorter
+    than expected", logged as a compaction failure after `evidence search` or `ingest` had
+    tried the engine while `evidence serve` held it; tests/store/test_edge_lock.py shows 32
+    files changed by one such attempt). With this lock the second process never reaches the
+    engine. Released on close, and by the kernel when the process dies (SIGKILL included)."""
+    import fcntl
+
+    handle = open(root / LOCK_FILE, "a+b")  # noqa: SIM115 - held for the store's lifetime
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise StoreLocked(
+            f"the embedded engine at {root / 'shard'} is in use by another process (a "
+            "running `evidence serve`?); the CLI sends work to the server instead") from None
+    return handle
+
+
+def _unlock_folder(handle: Any) -> None:
+    if handle is not None:
+        handle.close()  # closing the descriptor releases its flock
 
 
 def check_collection_file(path: Path) -> dict[str, Any] | None:
