@@ -89,11 +89,11 @@ class Config:
                 if not value.isdigit() or int(value) > 10_000_000:
                     raise ValueError(f"prior={value}: pseudo-chunks, a whole number from 0")
                 values["prior"] = float(value)
-            elif key == "entity":
+            elif key in ("entity", "title"):
                 weight = float(value)
                 if not 0.0 <= weight <= 10.0:
-                    raise ValueError(f"entity={value}: a weight from 0 to 10")
-                values["entity"] = weight
+                    raise ValueError(f"{key}={value}: a weight from 0 to 10")
+                values[key] = weight
             elif key == "dense_floor":
                 floor = float(value)
                 if not -1.0 <= floor <= 1.0:
@@ -103,11 +103,6 @@ class Config:
                 if not value.isdigit() or not 1 <= int(value) <= 1000:
                     raise ValueError(f"rrf_k={value}: a whole number from 1 to 1000")
                 values["rrf_k"] = int(value)
-            elif key == "title":
-                weight = float(value)
-                if not 0.0 <= weight <= 10.0:
-                    raise ValueError(f"title={value}: a weight from 0 to 10")
-                values["title"] = weight
             elif key == "sentences":
                 if not value.isdigit() or int(value) > 100:
                     raise ValueError(f"sentences={value}: a whole number from 0 to 100")

@@ -21,7 +21,7 @@ from dataclasses import replace
 import numpy as np
 
 from app.models.encoders import SparseVec
-from app.search.snippets import sentences
+from app.search.snippets import cosines, sentences
 from app.search.types import Candidate
 from app.store.payload import HEADING_PATH, TEXT, TITLE, passage_prefix
 
@@ -66,10 +66,7 @@ def best_sentence_scores(texts: Sequence[str], prefixes: Sequence[str],
             for t, p, found in zip(texts, prefixes, spans, strict=True) for a, b in found]
     if not flat:
         return [None] * len(texts)
-    vectors = np.asarray(embed(flat), dtype=np.float32)
-    query = np.asarray(query_vector, dtype=np.float32)
-    norms = np.linalg.norm(vectors, axis=1) * (np.linalg.norm(query) or 1.0)
-    similarity = vectors @ query / np.where(norms == 0, 1.0, norms)
+    similarity = cosines(flat, query_vector, embed)
     out: list[float | None] = []
     at = 0
     for found in spans:

@@ -92,6 +92,15 @@ def sentences(text: str) -> list[tuple[int, int]]:
     return found[:MAX_SENTENCES]
 
 
+def cosines(texts: list[str], query_vector: Sequence[float],
+            embed: Callable[[list[str]], np.ndarray]) -> np.ndarray:
+    """Each text's cosine with the query, the texts embedded in one batch."""
+    vectors = np.asarray(embed(texts), dtype=np.float32)
+    query = np.asarray(query_vector, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1) * (np.linalg.norm(query) or 1.0)
+    return vectors @ query / np.where(norms == 0, 1.0, norms)
+
+
 def best_sentences(texts: Sequence[str], query_vector: Sequence[float],
                    embed: Callable[[list[str]], np.ndarray],
                    budget: int = SENTENCE_BUDGET) -> list[tuple[int, int] | None]:
@@ -106,10 +115,7 @@ def best_sentences(texts: Sequence[str], query_vector: Sequence[float],
     flat = [t[a:b] for t, found in zip(texts, spans, strict=True) for a, b in found]
     if not flat:
         return [None] * len(texts)
-    vectors = np.asarray(embed(flat), dtype=np.float32)
-    query = np.asarray(query_vector, dtype=np.float32)
-    norms = np.linalg.norm(vectors, axis=1) * (np.linalg.norm(query) or 1.0)
-    similarity = vectors @ query / np.where(norms == 0, 1.0, norms)
+    similarity = cosines(flat, query_vector, embed)
     out: list[tuple[int, int] | None] = []
     at = 0
     for found in spans:
