@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from app.domain.errors import ExtractionError
 from app.registry.database import transaction
 from app.registry.tables import Document, DocumentVersion, IngestionJob
 from app.store import ChunkFilter
@@ -110,7 +111,7 @@ def test_a_crash_resumes_from_the_last_checkpoint_without_redoing_batches(
     (TimeoutError("regular-expression match exceeded its 5.0 s time limit"), False,
      "PROCESSING_FAILED"),
     (MemoryError(), False, "OUT_OF_MEMORY"),
-    (__import__("app.domain.errors").domain.errors.ExtractionError("locked", code="PDF_ENCRYPTED"), False,
+    (ExtractionError("locked", code="PDF_ENCRYPTED"), False,
      "PDF_ENCRYPTED"),
     (__import__("sqlalchemy").exc.OperationalError("SELECT 1", {}, Exception("gone")), True,
      "RETRIES_EXHAUSTED"),
