@@ -49,6 +49,7 @@ def _job(url: str, key: str, job_id: str) -> dict:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
+@pytest.mark.slow
 def test_five_kills_during_ingestion_leave_every_document_published(tmp_path: Path) -> None:
     """A crash is not an attempt: a long job in flight at each of five SIGKILLs (three
     attempts allowed) and four small ones all end published, the long one on attempt 1,

@@ -54,6 +54,7 @@ def _run(url: str, key: str, *, examples: int, phases: str, report: Path) -> Non
 
 @pytest.mark.skipif(SCHEMATHESIS is None, reason="schemathesis is not installed (pip install "
                                                  "-e '.[dev]')")
+@pytest.mark.slow
 def test_no_input_from_either_client_gets_a_server_error(tmp_path: Path) -> None:
     with live_server(tmp_path, fake_models(), clients=("acme", "rival")) as server:
         for name, key in server.keys.items():

@@ -154,6 +154,7 @@ def _bounded_child(**bounds: float) -> ChildProcess:
                                   entities=False), **bounds)
 
 
+@pytest.mark.slow
 def test_a_long_extraction_detaches_and_the_next_call_gets_an_extraction_child_of_its_own(
         ) -> None:
     """The caller is let go while the slow file goes on being read; a one-line file is read

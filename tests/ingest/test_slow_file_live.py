@@ -20,6 +20,7 @@ def _status(live, key: str, job_id: str) -> dict:  # type: ignore[no-untyped-def
     return httpx.get(f"{live.url}/jobs/{job_id}", headers={"X-API-Key": key}).json()
 
 
+@pytest.mark.slow
 def test_a_slow_pdf_does_not_hold_another_clients_one_line_upload(
         tmp_path: Path, real_models) -> None:  # type: ignore[no-untyped-def]
     with live_server(tmp_path, real_models, clients=("acme", "rival")) as live, \
