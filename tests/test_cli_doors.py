@@ -594,16 +594,18 @@ def test_a_running_server_is_found_on_any_port_and_a_stale_record_ignored(
     import subprocess
     import sys
 
-    from app.cli.server_api import SERVER_RECORD, recorded_server, server_url
+    from app.cli.server_api import SERVER_RECORD, recorded_server, running_server, server_url
     from app.settings import Settings
 
     monkeypatch.delenv("EVIDENCE_SERVER_URL", raising=False)
     settings = Settings(data_dir=tmp_path / "data")
     assert server_url(settings) == "http://127.0.0.1:8000"  # nothing recorded: the default
+    assert running_server(settings) is None  # nothing runs: commands may run in process
     with recorded_server(settings, "0.0.0.0", 8622):
-        assert server_url(settings) == "http://127.0.0.1:8622"
+        assert server_url(settings) == running_server(settings) == "http://127.0.0.1:8622"
         monkeypatch.setenv("EVIDENCE_SERVER_URL", "http://10.0.0.2:9000")
-        assert server_url(Settings(data_dir=tmp_path / "data")) == "http://10.0.0.2:9000"
+        named = Settings(data_dir=tmp_path / "data")
+        assert server_url(named) == running_server(named) == "http://10.0.0.2:9000"
         monkeypatch.delenv("EVIDENCE_SERVER_URL")
     assert not (tmp_path / "data" / SERVER_RECORD).exists()  # gone with the server
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
@@ -611,6 +613,7 @@ def test_a_running_server_is_found_on_any_port_and_a_stale_record_ignored(
     (tmp_path / "data" / SERVER_RECORD).write_text(json.dumps(
         {"url": "http://127.0.0.1:8622", "pid": int(gone.stdout)}))
     assert server_url(settings) == "http://127.0.0.1:8000"  # its process is gone
+    assert running_server(settings) is None
 
 
 def test_commands_that_could_run_here_ask_the_recorded_server_first(

@@ -57,18 +57,19 @@ def server_url(settings: Settings) -> str:
 
 
 def running_server(settings: Settings) -> str | None:
-    """The URL a live `evidence serve` recorded in this data folder, else None (no record, or
-    its process is gone). Commands that could run in this process ask it first: a running
-    server holds the engine anyway, and asking it spares loading models (issue 38)."""
+    """Where to send a command while a live `evidence serve` holds this data folder — the URL
+    it recorded, or EVIDENCE_SERVER_URL where set (it wins, as in server_url) — else None (no
+    record, or its process is gone). Commands that could run in this process ask it first: a
+    running server holds the engine anyway, and asking it spares loading models (issue 38)."""
     import json
     import os
 
     try:
         record = json.loads((settings.data_dir / SERVER_RECORD).read_text())
         os.kill(int(record["pid"]), 0)  # raises where no such process is alive
-        return str(record["url"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
+    return settings.server_url if "EVIDENCE_SERVER_URL" in os.environ else str(record["url"])
 
 
 def resolve_key(settings: Settings, api_key: str | None) -> str:
