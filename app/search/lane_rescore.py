@@ -23,7 +23,7 @@ import numpy as np
 from app.models.encoders import SparseVec
 from app.search.snippets import cosines, sentences
 from app.search.types import Candidate
-from app.store.payload import HEADING_PATH, TEXT, TITLE, passage_prefix
+from app.store.payload import TEXT, stored_prefix
 
 
 def _dot(query: SparseVec, doc: SparseVec) -> float:
@@ -48,8 +48,7 @@ def with_title_weight(candidates: Sequence[Candidate], query: SparseVec,
     BM25 score × ``weight``; one encoding per distinct prefix."""
     if weight <= 0 or not candidates:
         return list(candidates)
-    prefixes = [passage_prefix(c.payload.get(TITLE), c.payload.get(HEADING_PATH) or ())
-                for c in candidates]
+    prefixes = [stored_prefix(c.payload) for c in candidates]
     distinct = [p for p in dict.fromkeys(prefixes) if p]
     title_score = dict(zip(distinct, (_dot(query, v) for v in encode(distinct)), strict=True))
     scores = [(c.sparse_score or 0.0) + weight * title_score.get(p, 0.0)
@@ -83,8 +82,7 @@ def with_sentence_scores(candidates: Sequence[Candidate], query_vector: Sequence
     head, tail = list(candidates[:depth]), list(candidates[depth:])
     if not head:
         return list(candidates)
-    prefixes = [passage_prefix(c.payload.get(TITLE), c.payload.get(HEADING_PATH) or ())
-                for c in head]
+    prefixes = [stored_prefix(c.payload) for c in head]
     best = best_sentence_scores([c.payload.get(TEXT, "") for c in head], prefixes,
                                 query_vector, embed)
     scores = [max(c.dense_score or 0.0, s if s is not None else -1.0)

@@ -126,10 +126,7 @@ class EdgeStore:
             return shard
         except Exception as exc:
             if "WouldBlock" in str(exc) or "lock" in str(exc).lower():
-                raise StoreLocked(
-                    f"the embedded engine at {shard_path} is in use by another process "
-                    "(a running `evidence serve`?); the CLI sends work to the server instead",
-                ) from None
+                raise _in_use(self._root) from None
             raise
 
     def _reopen(self) -> None:
@@ -331,10 +328,14 @@ def _lock_folder(root: Path) -> Any:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         handle.close()
-        raise StoreLocked(
-            f"the embedded engine at {root / 'shard'} is in use by another process (a "
-            "running `evidence serve`?); the CLI sends work to the server instead") from None
+        raise _in_use(root) from None
     return handle
+
+
+def _in_use(root: Path) -> StoreLocked:
+    """The engine folder is held by another process: ours refused, or qdrant-edge's lock."""
+    return StoreLocked(f"the embedded engine at {root / 'shard'} is in use by another process "
+                       "(a running `evidence serve`?); the CLI sends work to the server instead")
 
 
 def _unlock_folder(handle: Any) -> None:

@@ -51,6 +51,11 @@ def passage_text(title: str | None, heading_path: Sequence[str], text: str) -> s
     return f"{prefix}\n\n{text}" if prefix else text
 
 
+def stored_prefix(payload: dict[str, Any]) -> str:
+    """What was put in front of a stored chunk when it was embedded: its title and headings."""
+    return passage_prefix(payload.get(TITLE), payload.get(HEADING_PATH) or ())
+
+
 def stored_passage(payload: dict[str, Any]) -> str:
     """The passage of a stored chunk, exactly as it was embedded."""
     return passage_text(payload.get(TITLE), payload.get(HEADING_PATH) or (),
