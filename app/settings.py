@@ -48,6 +48,13 @@ class QdrantSettings(_Group):
     # Points whose document, version and chunk index the lanes read from memory instead of
     # the engine's payload copy (app/store/identity.py); 0: always from the engine
     identity_cache: int = Field(IDENTITY_CACHE_POINTS, ge=0, le=10_000_000)
+    # A new collection stores each chunk's sentence vectors (a multivector, 16-bit floats), so
+    # the dense lane can score a chunk by its best sentence (search.sentence_depth) without
+    # embedding anything at query time. Costs ingestion ×1.8 the dense model's time and ~4×
+    # the dense vectors' storage (docs/BENCHMARKS.md). Fixed when a collection is made and
+    # recorded with it; an existing collection keeps what it was made with (`evidence reindex`
+    # into a new one to change it).
+    sentence_vectors: bool = True
 
 
 class ModelSettings(_Group):

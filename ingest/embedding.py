@@ -15,6 +15,7 @@ import numpy as np
 
 from app.domain.entity_values import entity_keys, keys_in
 from app.models.encoders import DenseEncoder, SparseEncoder, SparseVec
+from app.search.snippets import sentence_passages
 from ingest.entities import Entities, EntityExtractor, rule_entities
 
 # Texts the dense model embeds between two progress reports: at batch size 1 (the default,
@@ -31,12 +32,16 @@ class EmbeddedBatch:
     # each chunk's entities in one form (app/domain/entity_values.py): found here, in the child,
     # with the entities, so the serving process only writes them
     entity_keys: list[list[str]] = field(default_factory=list)
+    # each chunk's sentence vectors (rows; none for a chunk without a sentence), where the
+    # collection keeps them (app/store/base.SENTENCES)
+    sentences: list[np.ndarray] | None = None
 
 
 class BatchEmbedder:
     def __init__(self, dense: DenseEncoder | None, sparse: SparseEncoder,
-                 entities: EntityExtractor | None) -> None:
+                 entities: EntityExtractor | None, *, sentences: bool = False) -> None:
         self._dense, self._sparse, self._entities = dense, sparse, entities
+        self._sentences = sentences and dense is not None
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ner-bm25")
 
     def _side(self, texts: Sequence[str], raw: Sequence[str]
@@ -54,14 +59,19 @@ class BatchEmbedder:
     def embed(self, texts: Sequence[str], raw_texts: Sequence[str],
               on_progress: Callable[[int], None] | None = None) -> EmbeddedBatch:
         """``texts`` (title + headings + chunk) feed the vectors; entities come from the chunk.
-        The dense model embeds ``REPORT_EVERY`` texts at a time, saying how many are done."""
+        The dense model embeds ``REPORT_EVERY`` texts at a time (and their sentences, where
+        kept), saying how many are done."""
         t0 = time.perf_counter()
         side = self._pool.submit(self._side, texts, raw_texts)
         dense = None
+        sentence_rows: list[np.ndarray] | None = [] if self._sentences else None
         if self._dense is not None:
             parts = []
             for start in range(0, len(texts), REPORT_EVERY):
                 parts.append(self._dense.embed_documents(texts[start:start + REPORT_EVERY]))
+                if sentence_rows is not None:
+                    sentence_rows += self._sentence_vectors(
+                        texts[start:start + REPORT_EVERY], raw_texts[start:start + REPORT_EVERY])
                 if on_progress is not None:
                     on_progress(min(start + REPORT_EVERY, len(texts)))
             dense = (np.concatenate(parts) if parts
@@ -70,7 +80,28 @@ class BatchEmbedder:
         sparse, entities, keys, entities_s = side.result()
         return EmbeddedBatch(dense=dense, sparse=sparse, entities=entities,
                              seconds={"embed": embed_s, "entities": entities_s},
-                             entity_keys=keys)
+                             entity_keys=keys, sentences=sentence_rows)
+
+    def _sentence_vectors(self, texts: Sequence[str], raw_texts: Sequence[str]
+                          ) -> list[np.ndarray]:
+        """Each chunk's sentences embedded behind its title and headings (the prefix ``texts``
+        put before ``raw_texts``), one batch for the slice."""
+        assert self._dense is not None
+        per_chunk = [sentence_passages(_prefix_of(text, raw), raw)
+                     for text, raw in zip(texts, raw_texts, strict=True)]
+        flat = [p for passages in per_chunk for p in passages]
+        vectors = self._dense.embed_documents(flat) if flat else np.zeros((0, 0), np.float32)
+        out, at = [], 0
+        for passages in per_chunk:
+            out.append(np.asarray(vectors[at:at + len(passages)], dtype=np.float32))
+            at += len(passages)
+        return out
 
     def close(self) -> None:
         self._pool.shutdown(wait=False)
+
+
+def _prefix_of(text: str, raw: str) -> str:
+    """The title and headings ``passage_text`` put before a chunk (none: the text is the
+    chunk)."""
+    return text[:len(text) - len(raw)].removesuffix("\n\n") if text != raw else ""

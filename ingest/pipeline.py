@@ -309,6 +309,8 @@ def points(loaded: Loaded, batch: list[Chunk], embedded: EmbeddedBatch, *, title
         id=point_id(loaded.client_id, loaded.document_id, loaded.version_id, c.chunk_index),
         dense=embedded.dense[i].tolist() if embedded.dense is not None else None,
         sparse=embedded.sparse[i],
+        sentences=embedded.sentences[i].tolist()
+        if embedded.sentences is not None and len(embedded.sentences[i]) else None,
         payload=chunk_payload(
             client_id=loaded.client_id, document_id=loaded.document_id,
             version_id=loaded.version_id, chunk_index=c.chunk_index, text=c.text, title=title,

@@ -182,6 +182,7 @@ class ChildSpec:
     chunk_overlap: int
     max_chunks: int
     entities: bool = True
+    sentences: bool = False  # embed each chunk's sentences too (the collection keeps them)
     niceness: int = 10
     ocr: OcrBounds = field(default_factory=OcrBounds)
 
@@ -254,7 +255,8 @@ def _start_embedder(spec: ChildSpec, progress: Any = None) -> None:
     models = load_models(spec.models_dir, batch_size=spec.batch_size, threads=spec.threads)
     entities = (EntityExtractor(models.spacy_path)
                 if spec.entities and models.spacy_path is not None else None)
-    _CHILD["embedder"] = BatchEmbedder(models.dense, models.sparse, entities)
+    _CHILD["embedder"] = BatchEmbedder(models.dense, models.sparse, entities,
+                                       sentences=spec.sentences)
 
 
 def _prepare(kind: str, content: bytes, filename: str) -> Prepared:

@@ -26,14 +26,16 @@ def build_deps(runtime: Runtime, *, entities: bool = True) -> IngestDeps:
             batch_size=runtime.settings.models.embed_batch_size,
             threads=model_threads(runtime), chunk_size=ingest.chunk_size,
             chunk_overlap=ingest.chunk_overlap, max_chunks=ingest.max_chunks,
-            entities=entities, ocr=ingest.ocr()), extract_seconds=ingest.extract_seconds,
+            entities=entities, sentences=runtime.store.sentence_vectors,
+            ocr=ingest.ocr()), extract_seconds=ingest.extract_seconds,
             page_seconds=ingest.extract_page_seconds)
     else:
         chunker = Chunker(models.count_tokens, chunk_size=ingest.chunk_size,
                           chunk_overlap=ingest.chunk_overlap, max_chunks=ingest.max_chunks)
         processor = InProcess(chunker, BatchEmbedder(
             models.dense, models.sparse, EntityExtractor(models.spacy_path)
-            if entities and models.spacy_path is not None else None), ingest.ocr())
+            if entities and models.spacy_path is not None else None,
+            sentences=runtime.store.sentence_vectors), ingest.ocr())
     return IngestDeps(sessions=runtime.sessions, store=runtime.store, processor=processor,
                       write_batch=ingest.write_batch, keep_superseded=ingest.keep_superseded,
                       upload_settings=ingest)

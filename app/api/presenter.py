@@ -100,7 +100,8 @@ def evidence_result(answer: SearchAnswer, *, explain: bool) -> EvidenceResult:
         autocut=AutocutInfo(**answer.autocut) if answer.autocut else None,
         lanes=[LaneExplain(lane=r.lane, floor=r.floor if math.isfinite(r.floor) else None,
                            floor_from=r.floor_from if math.isfinite(r.floor) else None,  # type: ignore[arg-type]
-                           chance=r.chance, fetched=r.fetched, kept=len(r.hits),  # type: ignore[arg-type]
+                           chance=r.chance, sentence_scored=r.sentence_scored,
+                           fetched=r.fetched, kept=len(r.hits),  # type: ignore[arg-type]
                            removed_by_floor=r.fetched - len(r.hits), depth=r.depth)
                for r in answer.lanes] if explain else None,
         facets=None if answer.facets is None else {

@@ -434,6 +434,12 @@ class LaneExplain(BaseModel):
                           "minimum was higher), fixed (one floor for every query)")
     chance: float | None = Field(None, description="The dense lane: this query's chance "
                                                    "score, where one was measured")
+    sentence_scored: int | None = Field(
+        None, description="The dense lane: of its first candidates "
+                          "(EVIDENCE_SEARCH__SENTENCE_DEPTH), how many were scored by their "
+                          "best sentence (stored sentence vectors) where it beat the chunk's "
+                          "own cosine; null: not done (off, or a collection made without "
+                          "sentence vectors)")
     fetched: int = Field(description="Candidate chunks the lane fetched")
     kept: int = Field(description="Candidates at or over the floor")
     removed_by_floor: int

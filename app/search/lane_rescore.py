@@ -7,23 +7,21 @@ measured in docs/BENCHMARKS.md): pure stages, the pipeline hands them what they 
   boost of 2 (Robertson, Zaragoza & Taylor, 2004). The floor was applied to the chunk's own
   score: the boost reorders what passed, it lets nothing in.
 - **Sentences** (dense lane): a chunk's score becomes the best of its own cosine and its best
-  sentence's (each sentence embedded with the chunk's prefix, as the chunk was, so the two
-  scores stand on the same footing): a passage that answers in one sentence among several
-  others is not diluted by them. Only the lane's first ``depth`` chunks are rescored (the ones
-  that can reach a page); the rest keep their order after them.
+  sentence's (each sentence embedded at ingestion with the chunk's prefix, as the chunk was,
+  so the two scores stand on the same footing; the engine's MaxSim over the stored
+  multivector finds the best): a passage that answers in one sentence among several others
+  is not diluted by them. Only the lane's first ``depth`` chunks are rescored (the ones that
+  can reach a page); the rest keep their order after them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
-import numpy as np
-
 from app.models.encoders import SparseVec
-from app.search.snippets import cosines, sentences
 from app.search.types import Candidate
-from app.store.payload import TEXT, stored_prefix
+from app.store.payload import stored_prefix
 
 
 def _dot(query: SparseVec, doc: SparseVec) -> float:
@@ -56,35 +54,14 @@ def with_title_weight(candidates: Sequence[Candidate], query: SparseVec,
     return _reranked(candidates, scores, "sparse")
 
 
-def best_sentence_scores(texts: Sequence[str], prefixes: Sequence[str],
-                         query_vector: Sequence[float],
-                         embed: Callable[[list[str]], np.ndarray]) -> list[float | None]:
-    """Each text's best sentence cosine with the query (one batch), None without sentences."""
-    spans = [sentences(t) for t in texts]
-    flat = [f"{p}\n\n{t[a:b].strip()}" if p else t[a:b].strip()
-            for t, p, found in zip(texts, prefixes, spans, strict=True) for a, b in found]
-    if not flat:
-        return [None] * len(texts)
-    similarity = cosines(flat, query_vector, embed)
-    out: list[float | None] = []
-    at = 0
-    for found in spans:
-        out.append(float(similarity[at:at + len(found)].max()) if found else None)
-        at += len(found)
-    return out
-
-
-def with_sentence_scores(candidates: Sequence[Candidate], query_vector: Sequence[float],
-                         embed: Callable[[list[str]], np.ndarray], depth: int
-                         ) -> list[Candidate]:
-    """Dense candidates (the first ``depth`` with their texts) rescored by their best
-    sentence where it beats the chunk; the rest follow unchanged."""
+def with_sentence_scores(candidates: Sequence[Candidate], best: Mapping[str, float],
+                         depth: int) -> list[Candidate]:
+    """Dense candidates, the first ``depth`` rescored by their best sentence's cosine
+    (``best``: point id → the stored sentence vectors' MaxSim with the query) where it beats
+    the chunk's own; a chunk without sentence vectors keeps its score; the rest follow
+    unchanged."""
     head, tail = list(candidates[:depth]), list(candidates[depth:])
-    if not head:
+    if not head or not best:
         return list(candidates)
-    prefixes = [stored_prefix(c.payload) for c in head]
-    best = best_sentence_scores([c.payload.get(TEXT, "") for c in head], prefixes,
-                                query_vector, embed)
-    scores = [max(c.dense_score or 0.0, s if s is not None else -1.0)
-              for c, s in zip(head, best, strict=True)]
+    scores = [max(c.dense_score or 0.0, best.get(c.point_id, -1.0)) for c in head]
     return _reranked(head, scores, "dense") + tail

@@ -30,7 +30,7 @@ from app.search.lanes import LANE_FIELDS, dense_lane, entity_lane, hydrate, spar
 from app.search.query_syntax import folded_words, holds_phrase, holds_phrases
 from app.search.rerank import rerank as rerank_stage
 from app.search.rerank import rerank_depth
-from app.search.snippets import best_sentences, word_focus
+from app.search.snippets import best_sentences, best_stored_sentences, word_focus
 from app.search.spans import literal_spans
 from app.search.types import Candidate, LaneResult, Trace, VersionHit
 from app.settings import SearchSettings
@@ -178,16 +178,29 @@ class SearchEngine:
     def with_focus(self, versions: list[VersionHit], terms: frozenset[str],
                    query_vector: list[float]) -> list[VersionHit]:
         """Each evidence chunk no query word occurs in (a match by meaning) with the sentence
-        the dense model finds closest to the query, where its snippet centres: one batch for
-        the page, at most ``MAX_FOCUSED`` chunks (the rest centre on their start)."""
+        the dense model finds closest to the query, where its snippet centres, at most
+        ``MAX_FOCUSED`` chunks (the rest centre on their start): by the chunks' stored
+        sentence vectors where the collection keeps them, else by embedding the sentences now
+        (one batch for the page, ``snippet_sentences`` of them)."""
         dense = self.models.dense
         wanted = [(i, j) for i, v in enumerate(versions) for j, c in enumerate(v.evidence)
                   if not literal_spans(c.payload.get(TEXT, ""), terms)][:MAX_FOCUSED]
         if dense is None or not wanted:
             return versions
-        texts = [versions[i].evidence[j].payload.get(TEXT, "") for i, j in wanted]
-        by_model = best_sentences(texts, query_vector, dense.embed_documents,
-                                  budget=self.settings.snippet_sentences)
+        chunks = [versions[i].evidence[j] for i, j in wanted]
+        texts = [c.payload.get(TEXT, "") for c in chunks]
+        by_model: list[tuple[int, int] | None] = [None] * len(texts)
+        if self.store.sentence_vectors:
+            points = self.store.vectors([c.point_id for c in chunks])
+            by_model = best_stored_sentences(
+                texts, [p.sentences if (p := points.get(c.point_id)) else None
+                        for c in chunks], query_vector)
+        unstored = [k for k, near in enumerate(by_model) if near is None]
+        if unstored:
+            now = best_sentences([texts[k] for k in unstored], query_vector,
+                                 dense.embed_documents, budget=self.settings.snippet_sentences)
+            for k, near in zip(unstored, now, strict=True):
+                by_model[k] = near
         stems = frozenset(_STEMMER.stem_word(t) for t in terms)
         found = {key: near if near is not None else word_focus(text, stems, _STEMMER.stem_word)
                  for key, text, near in zip(wanted, texts, by_model, strict=True)}
@@ -343,11 +356,12 @@ class SearchEngine:
                            chance=own.chance)
         else:
             lane = dense_lane(self.store, query, flt, depth=depth, floor=floors[name])
-        if s.sentence_depth and self.models.dense is not None and lane.hits:
-            head = hydrate(self.store, list(lane.hits[:s.sentence_depth]))
-            lane = replace(lane, hits=tuple(with_sentence_scores(
-                head + list(lane.hits[s.sentence_depth:]), query,
-                self.models.dense.embed_documents, s.sentence_depth)))
+        if s.sentence_depth and self.store.sentence_vectors and lane.hits:
+            best = self.store.sentence_scores(
+                query, flt, [c.point_id for c in lane.hits[:s.sentence_depth]])
+            lane = replace(lane, hits=tuple(with_sentence_scores(lane.hits, best,
+                                                                 s.sentence_depth)),
+                           sentence_scored=len(best))
         return lane
 
     def _fuse(self, plan: SearchPlan, found: dict[str, list]) -> list:

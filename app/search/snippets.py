@@ -92,6 +92,14 @@ def sentences(text: str) -> list[tuple[int, int]]:
     return found[:MAX_SENTENCES]
 
 
+def sentence_passages(prefix: str, text: str) -> list[str]:
+    """A chunk's sentences as the dense model reads them, each behind the chunk's title and
+    headings as the chunk itself was (app/store/payload.passage_text): its sentence vectors,
+    at ingestion (ingest/embedding.py) and wherever a stage embeds them at query time."""
+    return [f"{prefix}\n\n{text[a:b].strip()}" if prefix else text[a:b].strip()
+            for a, b in sentences(text)]
+
+
 def cosines(texts: list[str], query_vector: Sequence[float],
             embed: Callable[[list[str]], np.ndarray]) -> np.ndarray:
     """Each text's cosine with the query, the texts embedded in one batch."""
@@ -99,6 +107,25 @@ def cosines(texts: list[str], query_vector: Sequence[float],
     query = np.asarray(query_vector, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1) * (np.linalg.norm(query) or 1.0)
     return vectors @ query / np.where(norms == 0, 1.0, norms)
+
+
+def best_stored_sentences(texts: Sequence[str],
+                          stored: Sequence[Sequence[Sequence[float]] | None],
+                          query_vector: Sequence[float]) -> list[tuple[int, int] | None]:
+    """For each text, the sentence closest to the query by its stored sentence vector (one per
+    ``sentences(text)``, in order, as ingestion made them), or None where none is stored or
+    they do not line up with the text's sentences: no model call, so no budget."""
+    query = np.asarray(query_vector, dtype=np.float32)
+    out: list[tuple[int, int] | None] = []
+    for text, vectors in zip(texts, stored, strict=True):
+        found = sentences(text)
+        if not vectors or len(vectors) != len(found):
+            out.append(None)
+            continue
+        matrix = np.asarray(vectors, dtype=np.float32)
+        norms = np.linalg.norm(matrix, axis=1)
+        out.append(found[int(np.argmax(matrix @ query / np.where(norms == 0, 1.0, norms)))])
+    return out
 
 
 def best_sentences(texts: Sequence[str], query_vector: Sequence[float],

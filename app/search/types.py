@@ -63,6 +63,9 @@ class LaneResult:
     # "minimum" (the stated minimum was higher) or "fixed"; and the chance score itself
     floor_from: str = "fixed"
     chance: float | None = None
+    # the dense lane: of its first candidates, how many its stored sentence vectors scored
+    # (app/search/lane_rescore.with_sentence_scores); None where sentences were not asked
+    sentence_scored: int | None = None
 
     @property
     def ranked_ids(self) -> tuple[str, ...]:

@@ -17,8 +17,10 @@ def open_store(settings: QdrantSettings, *, dense_model: str, dense_dim: int) ->
         return ServerStore(url=settings.url, api_key=settings.api_key.get_secret_value()
                            if settings.api_key else None, collection=settings.collection,
                            dense_model=dense_model, dense_dim=dense_dim,
-                           identity_capacity=settings.identity_cache)
+                           identity_capacity=settings.identity_cache,
+                           sentence_vectors=settings.sentence_vectors)
     from app.store.edge import EdgeStore
 
     return EdgeStore(settings.path, dense_model=dense_model, dense_dim=dense_dim,
-                     identity_capacity=settings.identity_cache)
+                     identity_capacity=settings.identity_cache,
+                     sentence_vectors=settings.sentence_vectors)

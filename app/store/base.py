@@ -15,6 +15,10 @@ from app.domain.errors import ModelMismatchError, StoreNeedsReindex, StoreReject
 from app.models.encoders import SparseVec
 
 DENSE, SPARSE = "dense", "sparse"
+# Each chunk's sentences as a multivector (MaxSim: a query's score is its best sentence's
+# cosine), in collections made with them (EVIDENCE_QDRANT__SENTENCE_VECTORS, recorded with the
+# collection). Stored as 16-bit floats: a cosine moves by ~2e-4, a quarter of the storage.
+SENTENCES = "sentences"
 # A version's timeline on its points (Unix seconds): published when, superseded when (far in
 # the future while current). Version-aware search filters on them inside the engine.
 PUBLISHED_TS, SUPERSEDED_TS = "published_ts", "superseded_ts"
@@ -46,17 +50,22 @@ class ChunkPoint:
     dense: list[float] | None
     sparse: SparseVec
     payload: dict[str, Any]
+    # the chunk's sentence vectors (app/search/snippets.sentence_passages), where it has any
+    sentences: list[list[float]] | None = None
 
 
 def stored_point(point_id: Any, vectors: Any, payload: dict[str, Any] | None) -> ChunkPoint:
     """A point as either engine returns it (vectors by name), as the ChunkPoint it was."""
     vectors = vectors if isinstance(vectors, dict) else {}
     sparse, dense = vectors.get(SPARSE), vectors.get(DENSE)
+    sentences = vectors.get(SENTENCES)
     return ChunkPoint(id=str(point_id),
                       dense=[float(x) for x in dense] if dense is not None else None,
                       sparse=SparseVec(indices=list(sparse.indices) if sparse else [],
                                        values=list(sparse.values) if sparse else []),
-                      payload=dict(payload or {}))
+                      payload=dict(payload or {}),
+                      sentences=[[float(x) for x in v] for v in sentences] if sentences
+                      else None)
 
 
 Alternatives = tuple[tuple[str, tuple[Any, ...]], ...]
@@ -181,6 +190,13 @@ def check_model(recorded: dict[str, Any] | None, dense_model: str, dense_dim: in
                      "installed_model": dense_model})
 
 
+def sentence_record(recorded: dict[str, Any] | None, wanted: bool) -> bool:
+    """Whether the collection holds sentence vectors: what it recorded when it was made (a
+    collection from before they existed recorded nothing: none), or, for a new one, what the
+    settings want. The engine's vector fields are fixed when a collection is made."""
+    return bool(recorded.get("sentence_vectors", False)) if recorded else wanted
+
+
 def check_sparse_scoring(recorded: dict[str, Any] | None, where: object) -> None:
     """Refuse a collection that weighs BM25 by the engine's collection-wide IDF: its scores
     would count every client's words (the side channel per-client IDF closes)."""
@@ -214,6 +230,7 @@ def check_payloads(points: Sequence[ChunkPoint]) -> None:
 
 class VectorStore(Protocol):
     dense_model: str
+    sentence_vectors: bool  # the collection holds each chunk's sentence vectors (SENTENCES)
     exclusive: bool  # no other process can write here (the embedded engine's folder lock)
 
     def upsert(self, points: list[ChunkPoint]) -> None: ...
@@ -231,6 +248,13 @@ class VectorStore(Protocol):
 
     def query_sparse(self, vector: SparseVec, flt: ChunkFilter, limit: int,
                      fields: Sequence[str] | None = None) -> list[StoredHit]: ...
+
+    def sentence_scores(self, vector: list[float], flt: ChunkFilter, ids: Sequence[str]
+                        ) -> dict[str, float]:
+        """Of these points inside ``flt``, each one's best sentence cosine with ``vector``
+        (MaxSim); points without sentence vectors are left out. {} where the collection
+        holds none (``sentence_vectors`` False)."""
+        ...
 
     def retrieve(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]: ...
 

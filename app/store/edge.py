@@ -27,6 +27,7 @@ from app.store.base import (
     HIDDEN,
     KEYWORD_KEYS,
     SEARCHABLE,
+    SENTENCES,
     SPARSE,
     SPARSE_IDF,
     ChunkFilter,
@@ -38,6 +39,7 @@ from app.store.base import (
     check_sparse_scoring,
     exclusion_plan,
     filter_plan,
+    sentence_record,
     stored_point,
 )
 from app.store.identity import IdentityCache, identity_only
@@ -61,8 +63,9 @@ def _op(op: FilterOp) -> qe.FieldCondition:
     return qe.FieldCondition(key, match=qe.MatchValue(value))
 
 
-def _filter(flt: ChunkFilter) -> qe.Filter:
-    must: list[Any] = []
+def _filter(flt: ChunkFilter, *also: Any) -> qe.Filter:
+    """The filter; ``also``: further conditions that must hold (the engine's own)."""
+    must: list[Any] = list(also)
     for options in filter_plan(flt):
         conditions = [_op(o) for o in options]
         must.append(conditions[0] if len(conditions) == 1 else qe.Filter(should=conditions))
@@ -80,7 +83,8 @@ class EdgeStore:
     exclusive = True
 
     def __init__(self, path: Path, *, dense_model: str, dense_dim: int,
-                 identity_capacity: int = IDENTITY_CACHE_POINTS) -> None:
+                 identity_capacity: int = IDENTITY_CACHE_POINTS,
+                 sentence_vectors: bool = False) -> None:
         self.dense_model, self.dense_dim = dense_model, dense_dim
         self.identity = IdentityCache(identity_capacity)
         self._root = Path(path)
@@ -88,6 +92,8 @@ class EdgeStore:
         self._folder_lock = _lock_folder(self._root)
         recorded = check_collection_file(self._root)
         check_model(recorded, dense_model, dense_dim)
+        # the shard must be loaded with the vector fields it was made with
+        self.sentence_vectors = sentence_record(recorded, sentence_vectors)
         self._shard_path = self._root / "shard"
         self._write_lock = threading.Lock()
         self._generation = 0  # bumped by every reopen; a read that raced one is retried
@@ -100,12 +106,19 @@ class EdgeStore:
             raise
         if recorded is None:
             (self._root / "collection.json").write_text(json.dumps(
-                {"dense_model": dense_model, "dense_dim": dense_dim, "sparse_idf": SPARSE_IDF}))
+                {"dense_model": dense_model, "dense_dim": dense_dim, "sparse_idf": SPARSE_IDF,
+                 "sentence_vectors": self.sentence_vectors}))
 
     def _config(self) -> Any:
+        vectors = {DENSE: qe.EdgeVectorParams(size=self.dense_dim, distance=qe.Distance.Cosine)}
+        if self.sentence_vectors:
+            vectors[SENTENCES] = qe.EdgeVectorParams(
+                size=self.dense_dim, distance=qe.Distance.Cosine,
+                multivector_config=qe.MultiVectorConfig(
+                    comparator=qe.MultiVectorComparator.MaxSim),
+                datatype=qe.VectorStorageDatatype.Float16)
         return qe.EdgeConfig(
-            vectors={DENSE: qe.EdgeVectorParams(size=self.dense_dim,
-                                                distance=qe.Distance.Cosine)},
+            vectors=vectors,
             # no IDF modifier: the engine's IDF would span every client (app/search/bm25.py)
             sparse_vectors={SPARSE: qe.EdgeSparseVectorParams()},
             # compact() only vacuums deleted points: any deletion qualifies, and no HNSW is
@@ -189,6 +202,8 @@ class EdgeStore:
             vectors: dict[str, Any] = {SPARSE: qe.SparseVector(p.sparse.indices, p.sparse.values)}
             if p.dense is not None:
                 vectors[DENSE] = p.dense
+            if p.sentences and self.sentence_vectors:
+                vectors[SENTENCES] = p.sentences
             edge_points.append(qe.Point(p.id, vectors, p.payload))
         self._update(qe.UpdateOperation.upsert_points(edge_points), "write of chunks")
         self.identity.remember([(uuid.UUID(p.id), p.id, p.payload) for p in points])
@@ -218,6 +233,15 @@ class EdgeStore:
             return []
         return self._query(qe.Query.Nearest(qe.SparseVector(vector.indices, vector.values),
                                             using=SPARSE), flt, limit, fields)
+
+    def sentence_scores(self, vector: list[float], flt: ChunkFilter, ids: Sequence[str]
+                        ) -> dict[str, float]:
+        if not self.sentence_vectors or not ids:
+            return {}
+        request = qe.QueryRequest(
+            limit=len(ids), query=qe.Query.Nearest([list(vector)], using=SENTENCES),
+            filter=_filter(flt, qe.HasIdCondition(set(ids))), with_payload=False)
+        return {str(p.id): float(p.score) for p in self._read(lambda shard: shard.query(request))}
 
     def _query(self, query: Any, flt: ChunkFilter, limit: int,
                fields: Sequence[str] | None) -> list[StoredHit]:

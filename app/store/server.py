@@ -19,6 +19,7 @@ from app.store.base import (
     HIDDEN,
     KEYWORD_KEYS,
     SEARCHABLE,
+    SENTENCES,
     SPARSE,
     SPARSE_IDF,
     ChunkFilter,
@@ -30,6 +31,7 @@ from app.store.base import (
     check_sparse_scoring,
     exclusion_plan,
     filter_plan,
+    sentence_record,
     stored_point,
 )
 from app.store.identity import IdentityCache, identity_only
@@ -50,8 +52,9 @@ def _op(op: FilterOp) -> models.FieldCondition:
     return models.FieldCondition(key=key, match=models.MatchValue(value=value))
 
 
-def _filter(flt: ChunkFilter) -> models.Filter:
-    must: list[Any] = []
+def _filter(flt: ChunkFilter, *also: Any) -> models.Filter:
+    """The filter; ``also``: further conditions that must hold (the engine's own)."""
+    must: list[Any] = list(also)
     for options in filter_plan(flt):
         conditions = [_op(o) for o in options]
         must.append(conditions[0] if len(conditions) == 1 else models.Filter(should=conditions))
@@ -69,7 +72,8 @@ class ServerStore:
     exclusive = False
 
     def __init__(self, *, url: str, api_key: str | None, collection: str, dense_model: str,
-                 dense_dim: int, identity_capacity: int = IDENTITY_CACHE_POINTS) -> None:
+                 dense_dim: int, identity_capacity: int = IDENTITY_CACHE_POINTS,
+                 sentence_vectors: bool = False) -> None:
         self.dense_model, self.dense_dim, self._name = dense_model, dense_dim, collection
         self.identity = IdentityCache(identity_capacity)
         if url == ":memory:":
@@ -82,15 +86,23 @@ class ServerStore:
             info = self._client.get_collection(collection)
             check_model(info.config.metadata, dense_model, dense_dim)
             check_sparse_scoring(info.config.metadata, collection)
+            self.sentence_vectors = sentence_record(info.config.metadata, False)
         else:
+            self.sentence_vectors = sentence_vectors
+            vectors = {DENSE: models.VectorParams(size=dense_dim,
+                                                  distance=models.Distance.COSINE)}
+            if sentence_vectors:
+                vectors[SENTENCES] = models.VectorParams(
+                    size=dense_dim, distance=models.Distance.COSINE,
+                    datatype=models.Datatype.FLOAT16,
+                    multivector_config=models.MultiVectorConfig(
+                        comparator=models.MultiVectorComparator.MAX_SIM))
             self._client.create_collection(
-                collection,
-                vectors_config={DENSE: models.VectorParams(size=dense_dim,
-                                                           distance=models.Distance.COSINE)},
+                collection, vectors_config=vectors,
                 # no IDF modifier: the engine's IDF would span every client (app/search/bm25.py)
                 sparse_vectors_config={SPARSE: models.SparseVectorParams()},
                 metadata={"dense_model": dense_model, "dense_dim": dense_dim,
-                          "sparse_idf": SPARSE_IDF})
+                          "sparse_idf": SPARSE_IDF, "sentence_vectors": sentence_vectors})
             for key in KEYWORD_KEYS:
                 self._client.create_payload_index(
                     collection, key, models.KeywordIndexParams(
@@ -103,7 +115,9 @@ class ServerStore:
         self._client.upsert(self._name, wait=True, points=[models.PointStruct(
             id=p.id, payload=p.payload,
             vector={SPARSE: models.SparseVector(indices=p.sparse.indices, values=p.sparse.values),
-                    **({DENSE: p.dense} if p.dense is not None else {})}) for p in points])
+                    **({DENSE: p.dense} if p.dense is not None else {}),
+                    **({SENTENCES: p.sentences} if p.sentences and self.sentence_vectors
+                       else {})}) for p in points])
         self.identity.remember([(p.id, p.id, p.payload) for p in points])
 
     def set_searchable(self, *, client_id: str, document_id: str, version_id: str,
@@ -132,6 +146,16 @@ class ServerStore:
             return []
         return self._query(models.SparseVector(indices=vector.indices, values=vector.values),
                            SPARSE, flt, limit, fields)
+
+    def sentence_scores(self, vector: list[float], flt: ChunkFilter, ids: Sequence[str]
+                        ) -> dict[str, float]:
+        if not self.sentence_vectors or not ids:
+            return {}
+        points = self._client.query_points(
+            self._name, query=[list(vector)], using=SENTENCES, limit=len(ids),
+            query_filter=_filter(flt, models.HasIdCondition(has_id=list(ids))),
+            with_payload=False).points
+        return {str(p.id): float(p.score) for p in points}
 
     def _query(self, query: Any, using: str, flt: ChunkFilter, limit: int,
                fields: Sequence[str] | None) -> list[StoredHit]:

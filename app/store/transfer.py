@@ -65,9 +65,11 @@ def export_points(store: VectorStore, folder: Path, *, dense_model: str, dense_d
         if points:
             with gzip.open(_batch_path(folder, manifest.batches + 1), "wt") as fh:
                 for p in points:
-                    fh.write(json.dumps({"id": p.id, "dense": p.dense,
-                                         "sparse": [p.sparse.indices, p.sparse.values],
-                                         "payload": p.payload}) + "\n")
+                    row = {"id": p.id, "dense": p.dense,
+                           "sparse": [p.sparse.indices, p.sparse.values], "payload": p.payload}
+                    if p.sentences:
+                        row["sentences"] = p.sentences
+                    fh.write(json.dumps(row) + "\n")
             manifest.batches += 1
             manifest.points += len(points)
         manifest.next_offset = following
@@ -98,7 +100,8 @@ def _read_batch(path: Path) -> list[ChunkPoint]:
     with gzip.open(path, "rt") as fh:
         return [ChunkPoint(id=row["id"], dense=row["dense"],
                            sparse=SparseVec(indices=row["sparse"][0], values=row["sparse"][1]),
-                           payload=row["payload"]) for row in map(json.loads, fh)]
+                           payload=row["payload"], sentences=row.get("sentences"))
+                for row in map(json.loads, fh)]
 
 
 @dataclass

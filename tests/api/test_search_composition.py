@@ -154,29 +154,40 @@ def test_a_title_weight_lifts_the_version_whose_title_holds_the_word(tmp_path: P
 def test_sentence_scores_lift_a_chunk_that_answers_in_one_sentence(tmp_path: Path) -> None:
     """Dense lane (fake hashed bag of words): "long" answers "apollo launch window" in one of
     its sentences among unrelated ones, which dilute its whole-chunk cosine below "short"'s;
-    with sentence_depth its best sentence (read with its title, as the chunk was) ranks it
-    first, and explain shows that sentence's cosine as its dense score."""
+    with sentence_depth its best stored sentence vector (embedded at ingestion with its title,
+    as the chunk was) ranks it first, and explain shows that sentence's cosine as its dense
+    score and how many candidates had sentences. A collection made without sentence vectors
+    ranks as before and says it scored none."""
     docs = {"long": "Quarterly canteen menus rotate weekly with seasonal produce. Parking "
                     "permits renew every spring at the front desk. The apollo launch window "
                     "opens at dawn. Visitors sign the register daily before entering the "
                     "building. Meeting rooms are booked through the shared calendar.\n",
             "short": "Apollo archive index.\n"}
-    firsts = {}
-    for depth in (0, 10):
-        settings = make_settings(tmp_path / str(depth))  # one chunk per document
+    firsts, lanes = {}, {}
+    for name, depth, stored in (("off", 0, True), ("on", 10, True), ("unstored", 10, False)):
+        settings = make_settings(tmp_path / name)  # one chunk per document
         settings.search.sentence_depth, settings.search.dense_floor = depth, 0.0
-        with running_service(tmp_path / str(depth), fake_models(), settings=settings) as svc:
+        settings.qdrant.sentence_vectors = stored
+        with running_service(tmp_path / name, fake_models(), settings=settings) as svc:
+            assert svc.runtime.store.sentence_vectors is stored
             for doc_id, text in docs.items():
                 svc.ingest(f"{doc_id}.txt", text, document_id=doc_id)
             body = svc.search(query="apollo launch window", alpha=1, limit=10,
                               explain=True).json()
-            firsts[depth] = [(r["document_version"]["document_id"],
-                              round(r["content_evidence"]["items"][0]["scores"]["dense"], 4))
-                             for r in body["results"]]
-    assert [d for d, _ in firsts[0]] == ["short", "long"]
-    assert [d for d, _ in firsts[10]] == ["long", "short"]
-    # the sentence as embedded: its title (a text file's name) in front, as the chunk's was
+            firsts[name] = [(r["document_version"]["document_id"],
+                             r["content_evidence"]["items"][0]["scores"]["dense"])
+                            for r in body["results"]]
+            lanes[name] = {lane["lane"]: lane["sentence_scored"]
+                           for lane in body["meta"]["lanes"]}
+    assert [d for d, _ in firsts["off"]] == ["short", "long"]
+    assert [d for d, _ in firsts["on"]] == ["long", "short"]
+    assert firsts["unstored"] == firsts["off"]
+    # alpha 1: the dense lane alone; both chunks have a sentence of 12 characters or more
+    assert lanes == {"off": {"dense": None}, "on": {"dense": 2}, "unstored": {"dense": None}}
+    # the sentence as embedded: its title (a text file's name) in front, as the chunk's was;
+    # stored as 16-bit floats, so within 1e-3
     fake = FakeDense()
     sentence = fake._vec("long.txt\n\nThe apollo launch window opens at dawn.")
     cosine = float(sentence @ np.asarray(fake.embed_query("apollo launch window")))
-    assert firsts[10][0][1] == round(cosine, 4) > firsts[0][1][1]  # 0.5774 against 0.2123
+    assert firsts["on"][0][1] == pytest.approx(cosine, abs=1e-3)  # 0.5774
+    assert cosine > firsts["off"][1][1] + 0.3  # against the chunk's own 0.2123

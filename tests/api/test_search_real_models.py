@@ -188,3 +188,33 @@ def test_an_off_topic_query_finds_nothing(svc: Service, query: str, alpha: float
     assert r.json()["results"] == [], [
         (row["document_version"]["document_id"], row["retrieval_contributions"])
         for row in r.json()["results"]]
+
+
+LONG_MEMO = ("Facilities memo. The canteen menu rotates every week with seasonal produce. "
+             "Parking permits are renewed each spring at the front desk of the main building. "
+             "Meeting rooms are booked through the shared calendar by the team assistants. "
+             "Visitors sign the register at reception before they enter the offices. "
+             "The recycling bins are emptied on Tuesdays and Fridays by the contractor. "
+             "Staff who fall ill must bring a physician's certificate after three days away.")
+
+
+def test_a_match_by_meaning_centres_on_its_stored_sentence_without_the_model(
+        svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long chunk (over the 320-character snippet) that answers by meaning alone in its
+    last (seventh) sentence: its snippet holds that sentence, found from the sentence vectors
+    stored at ingestion — the search embeds the query and nothing else. (Embedding sentences
+    at query time, the page's budget of 4 would not reach a chunk of 7: its snippet would
+    start at the chunk's start.)"""
+    svc.ingest("memo.txt", LONG_MEMO, document_id="memo")
+    calls: list[int] = []
+    kind = type(svc.runtime.models.dense)  # whichever instance the search holds
+    real = kind.embed_documents
+    monkeypatch.setattr(kind, "embed_documents",
+                        lambda self, texts: calls.append(len(texts)) or real(self, texts))
+    body = svc.search(query="do I need a doctor's note when I am sick", alpha=1.0,
+                      limit=10).json()
+    memo = next(r for r in body["results"] if r["document_version"]["document_id"] == "memo")
+    item = memo["content_evidence"]["items"][0]
+    assert len(item["text"]) > 320
+    assert "physician's certificate after three days away" in item["snippet"]["text"]
+    assert calls == []

@@ -27,19 +27,28 @@ TEXT = b"# Leave\n\nEmployees get 25 days of paid vacation. Ask Jane Doe at Acme
 @pytest.fixture(scope="module")
 def child():  # type: ignore[no-untyped-def]
     processor = ChildProcess(ChildSpec(models_dir=MODELS_DIR, batch_size=1, threads=1,
-                                       chunk_size=512, chunk_overlap=50, max_chunks=100))
+                                       chunk_size=512, chunk_overlap=50, max_chunks=100,
+                                       sentences=True))
     yield processor
     processor.close()
 
 
 def test_the_child_prepares_and_embeds_as_this_process_does(child, real_models) -> None:
     here = InProcess(Chunker(real_models.count_tokens, 512, 50, 100),
-                     BatchEmbedder(real_models.dense, real_models.sparse, None))
+                     BatchEmbedder(real_models.dense, real_models.sparse, None, sentences=True))
     theirs, ours = child.prepare("md", TEXT, "h.md"), here.prepare("md", TEXT, "h.md")
     assert theirs == ours and theirs.title == "Leave" and len(theirs.chunks) == 1
-    texts = [c.text for c in theirs.chunks]
-    a, b = child.embed(texts, texts), here.embed(texts, texts)
+    raw = [c.text for c in theirs.chunks]
+    texts = [f"Leave\n\n{t}" for t in raw]
+    a, b = child.embed(texts, raw), here.embed(texts, raw)
     assert np.allclose(a.dense, b.dense, atol=1e-5) and a.sparse == b.sparse
+    # the two sentences, each behind the title as the chunk was: the model's own vectors
+    assert a.sentences is not None and b.sentences is not None
+    assert a.sentences[0].shape == (2, 384)
+    assert np.allclose(a.sentences[0], b.sentences[0], atol=1e-5)
+    assert np.allclose(a.sentences[0], real_models.dense.embed_documents(
+        ["Leave\n\nEmployees get 25 days of paid vacation.",
+         "Leave\n\nAsk Jane Doe at Acme Corp."]), atol=1e-5)
     assert a.entities[0].get("persons") == ["Jane Doe"]  # spaCy runs in the child
 
 
@@ -240,7 +249,8 @@ def test_idle_children_are_released_and_started_again_by_the_next_job() -> None:
     import time
 
     processor = ChildProcess(ChildSpec(models_dir=MODELS_DIR, batch_size=1, threads=1,
-                                       chunk_size=512, chunk_overlap=50, max_chunks=100))
+                                       chunk_size=512, chunk_overlap=50, max_chunks=100,
+                                       sentences=True))
     try:
         prepared = processor.prepare("md", TEXT, "h.md")
         texts = [c.text for c in prepared.chunks]

@@ -1,10 +1,9 @@
 """The lane rescorings of issue 37 (app/search/lane_rescore.py) with hand-computed scores:
 a title weight on both sides of the point where it reorders, one encoding per title; a best
-sentence that lifts its chunk past another and one that does not; the depth bound."""
+stored sentence score that lifts its chunk past another, one just short of it, a tie; the depth
+bound."""
 
 from __future__ import annotations
-
-import numpy as np
 
 from app.models.encoders import SparseVec
 from app.search.lane_rescore import with_sentence_scores, with_title_weight
@@ -47,35 +46,35 @@ def test_a_small_title_weight_does_not_reorder_and_zero_is_off() -> None:
     assert calls == []
 
 
-ANSWER = "The answer is in this sentence."
-
-
-def _embed(seen: list[str]):  # type: ignore[no-untyped-def]
-    def embed(texts: list[str]) -> np.ndarray:
-        seen.extend(texts)
-        return np.array([[1.0, 0.0] if "answer" in t else [0.6, 0.8] for t in texts])
-    return embed
-
-
 def _dense_hits() -> list:  # type: ignore[type-arg]
-    return [cand("b", 0, dense=0.7, dense_rank=1, text="Nothing relevant here at all."),
-            cand("a", 0, dense=0.5, dense_rank=2, text="An opening sentence, long enough. "
-                                                       + ANSWER),
-            cand("c", 0, dense=0.4, dense_rank=3, text=ANSWER)]
+    return [cand("b", 0, dense=0.7, dense_rank=1), cand("a", 0, dense=0.5, dense_rank=2),
+            cand("c", 0, dense=0.4, dense_rank=3)]
+
+
+def _ids(*docs: str) -> list[str]:
+    return [next(c.point_id for c in _dense_hits() if c.document_id == d) for d in docs]
 
 
 def test_a_chunk_whose_best_sentence_beats_it_moves_up() -> None:
-    seen: list[str] = []
-    # query (1, 0): "answer" sentences score 1.0, the others 0.6
-    out = with_sentence_scores(_dense_hits(), [1.0, 0.0], _embed(seen), depth=2)
+    b, a, c = _ids("b", "a", "c")
+    # a's best sentence 0.9 beats b's chunk 0.7; b's best sentence (0.6) is below its own
+    # cosine: kept; c's 1.0 is past the depth: not looked at
+    out = with_sentence_scores(_dense_hits(), {b: 0.6, a: 0.9, c: 1.0}, depth=2)
     assert [(c.chunk_id, c.dense_score, c.dense_rank) for c in out] == [
-        ("a:v1:0", 1.0, 1), ("b:v1:0", 0.7, 2), ("c:v1:0", 0.4, 3)]  # c: past the depth
-    # b's best sentence (0.6) is below its own 0.7: kept; each sentence read with its title
-    assert seen == ["b\n\nNothing relevant here at all.", "a\n\nAn opening sentence, long "
-                    "enough.", f"a\n\n{ANSWER}"]
+        ("a:v1:0", 0.9, 1), ("b:v1:0", 0.7, 2), ("c:v1:0", 0.4, 3)]
+
+
+def test_a_sentence_just_below_the_chunk_ahead_changes_nothing() -> None:
+    b, a = _ids("b", "a")
+    out = with_sentence_scores(_dense_hits(), {a: 0.69}, depth=3)
+    assert [(c.chunk_id, c.dense_score) for c in out] == [
+        ("b:v1:0", 0.7), ("a:v1:0", 0.69), ("c:v1:0", 0.4)]
+    # a tie keeps the lane's order
+    out = with_sentence_scores(_dense_hits(), {a: 0.7}, depth=3)
+    assert [c.chunk_id for c in out] == ["b:v1:0", "a:v1:0", "c:v1:0"]
 
 
 def test_depth_zero_or_no_sentences_leave_the_lane_as_it_was() -> None:
-    assert with_sentence_scores(_dense_hits(), [1.0, 0.0], _embed([]), depth=0) == _dense_hits()
-    short = [cand("x", 0, dense=0.3, dense_rank=1, text="Too short.")]
-    assert with_sentence_scores(short, [1.0, 0.0], _embed([]), depth=5) == short
+    b, a, _c = _ids("b", "a", "c")
+    assert with_sentence_scores(_dense_hits(), {a: 0.9}, depth=0) == _dense_hits()
+    assert with_sentence_scores(_dense_hits(), {}, depth=5) == _dense_hits()

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.search.snippets import SNIPPET_CHARS, best_sentences, sentences, snippet
+from app.search.snippets import (
+    SNIPPET_CHARS,
+    best_sentences,
+    best_stored_sentences,
+    sentences,
+    snippet,
+)
 from app.search.spans import literal_spans, query_terms
 
 
@@ -98,3 +104,15 @@ def test_the_sentence_budget_leaves_later_texts_without_a_model_focus() -> None:
 
     assert best_sentences(texts, [1.0, 0.0], embed, budget=3)[1] is None
     assert best_sentences(texts, [1.0, 0.0], embed, budget=6)[1] is not None
+
+
+def test_stored_sentence_vectors_pick_the_focus_without_a_model() -> None:
+    """One stored vector per sentence, in order: the closest by cosine (the second row is not
+    a unit vector: normalised first, so (3, 0) beats (0.9, 0.44)); none stored, or a count
+    that does not line up with the text's sentences (a text changed since), gives None."""
+    text = "The cat sat on the mat today. Quarterly revenue rose by ten per cent."
+    spans = sentences(text)
+    assert len(spans) == 2
+    assert best_stored_sentences([text], [[[0.9, 0.44], [3.0, 0.0]]], [1.0, 0.0]) == [spans[1]]
+    assert best_stored_sentences([text], [[[1.0, 0.0], [0.0, 1.0]]], [1.0, 0.0]) == [spans[0]]
+    assert best_stored_sentences([text, text], [None, [[1.0, 0.0]]], [1.0, 0.0]) == [None, None]

@@ -282,3 +282,70 @@ def test_identity_hits_agree_with_the_engines_payload_cold_warm_and_bounded(
     assert cold.identity.misses == {0: 6, 1: 5, 200_000: 3}[capacity]
     assert len(cold.identity) == min(capacity, 3)
     cold.close()
+
+
+def _unit(*xs: float) -> list[float]:
+    norm = sum(x * x for x in xs) ** 0.5
+    return [x / norm for x in xs]
+
+
+@pytest.mark.parametrize("kind", ["edge", "qdrant-client"])
+def test_sentence_scores_are_each_points_best_sentence_inside_the_filter(
+        kind: str, tmp_path: Path) -> None:
+    """MaxSim over the stored sentence vectors, by hand: query (1, 0, 0, 0); "two" has
+    sentences at cosine 0 and 0.6 (best 0.6), "one" a sentence at 0.8; "none" has no
+    sentences; "other" is another client's and "hidden" unpublished, both asked by id and
+    both left out. Stored as 16-bit floats: within 1e-3."""
+    settings = _settings(kind, tmp_path).model_copy(update={"sentence_vectors": True})
+    store = open_store(settings, dense_model="m", dense_dim=4)
+    assert store.sentence_vectors
+    sentences = {"two": [_unit(0, 1, 0, 0), _unit(0.6, 0.8, 0, 0)], "one": [_unit(0.8, 0.6, 0, 0)],
+                 "none": None, "other": [_unit(1, 0, 0, 0)], "hidden": [_unit(1, 0, 0, 0)]}
+    ids = {}
+    for doc, vectors in sentences.items():
+        client = "c2" if doc == "other" else "c1"
+        ids[doc] = point_id(client, doc, "v1", 0)
+        store.upsert([ChunkPoint(id=ids[doc], dense=_unit(0, 0, 1, 0), sparse=SparseVec([], []),
+                                 payload={"client_id": client, "document_id": doc,
+                                          "version_id": "v1", "chunk_index": 0,
+                                          "visibility": HIDDEN if doc == "hidden"
+                                          else SEARCHABLE},
+                                 sentences=vectors)])
+    scores = store.sentence_scores(_unit(1, 0, 0, 0), ChunkFilter("c1"), list(ids.values()))
+    assert {doc: round(scores[i], 3) for doc, i in ids.items() if i in scores} == {
+        "two": pytest.approx(0.6, abs=1e-3), "one": pytest.approx(0.8, abs=1e-3)}
+    assert store.sentence_scores(_unit(1, 0, 0, 0), ChunkFilter("c1"), []) == {}
+    # the vectors come back with the point (export, import)
+    stored = store.vectors([ids["two"]])[ids["two"]].sentences
+    assert stored is not None and len(stored) == 2
+    assert stored[1] == pytest.approx(_unit(0.6, 0.8, 0, 0), abs=1e-3)
+    store.close()
+
+
+@pytest.mark.parametrize("kind", ["edge", "qdrant-client"])
+def test_a_collection_keeps_the_sentence_vectors_it_was_made_with(kind: str,
+                                                                  tmp_path: Path) -> None:
+    """Made without them (as every collection before them was), a collection opens without
+    them whatever the settings say now — its engine fields are fixed — takes points that
+    carry sentences (leaving them out) and scores none; and the other way round."""
+    without = _settings(kind, tmp_path).model_copy(update={"sentence_vectors": False})
+    open_store(without, dense_model="m", dense_dim=4).close()
+    store = open_store(without.model_copy(update={"sentence_vectors": True}),
+                       dense_model="m", dense_dim=4)
+    assert store.sentence_vectors is False
+    pid = point_id("c1", "d", "v1", 0)
+    store.upsert([ChunkPoint(id=pid, dense=_unit(1, 0, 0, 0), sparse=SparseVec([], []),
+                             payload={"client_id": "c1", "document_id": "d", "version_id": "v1",
+                                      "chunk_index": 0, "visibility": SEARCHABLE},
+                             sentences=[_unit(1, 0, 0, 0)])])
+    assert store.sentence_scores(_unit(1, 0, 0, 0), ChunkFilter("c1"), [pid]) == {}
+    assert store.vectors([pid])[pid].sentences is None
+    store.close()
+
+    other = tmp_path / "made-with"
+    with_them = _settings(kind, other).model_copy(update={"sentence_vectors": True})
+    open_store(with_them, dense_model="m", dense_dim=4).close()
+    store = open_store(with_them.model_copy(update={"sentence_vectors": False}),
+                       dense_model="m", dense_dim=4)
+    assert store.sentence_vectors is True
+    store.close()

@@ -49,6 +49,7 @@ def test_an_index_and_its_registry_move_to_a_server_and_answer_the_same(
         for i, text in enumerate(TEXTS):
             svc.ingest(f"d{i}.txt", text, document_id=f"d{i}")
         svc.ingest("d0.txt", "budget report for project apollo, revised", document_id="d0")
+        assert svc.runtime.store.sentence_vectors  # the default for a new collection
         before = _answers(svc.runtime.store, models, svc.runtime.sessions)
         assert before[0] and all(before)
         total = svc.runtime.store.count_all()  # v1 of d0 (hidden) moves too
@@ -68,7 +69,8 @@ def test_an_index_and_its_registry_move_to_a_server_and_answer_the_same(
         source_url = svc.runtime.settings.database.url
 
     server = ServerStore(url=f"path:{tmp_path / 'server'}", api_key=None,
-                         collection="evidence_chunks", dense_model="fake/dense", dense_dim=384)
+                         collection="evidence_chunks", dense_model="fake/dense", dense_dim=384,
+                         sentence_vectors=True)
     upsert, calls = server.upsert, []
 
     def flaky(points):  # type: ignore[no-untyped-def]
@@ -84,6 +86,9 @@ def test_an_index_and_its_registry_move_to_a_server_and_answer_the_same(
     assert (report.points, report.missing) == (total, 0)
     assert len(calls) == done.batches + 1  # the first batch was not written twice
     assert server.count_all() == total
+    # every chunk's sentence vectors moved with it (16-bit floats both sides)
+    some = [p.id for p in server.export_points(None, 100)[0]]
+    assert all(p.sentences for p in server.vectors(some).values())
 
     source, target = make_engine(source_url), make_engine(db_url)
     copied = copy_registry(source, target)
