@@ -792,6 +792,11 @@ class Health(BaseModel):
     sparse_model: str
     reranker: str | None
     vector_store: Literal["qdrant-edge", "qdrant-server"]
+    sentence_vectors: bool = Field(
+        False, description="Whether the collection keeps each chunk's sentence vectors (the "
+                           "dense lane's best-sentence scores and meaning-only snippets read "
+                           "them); a collection made before them has none until re-indexed "
+                           "(`evidence reindex`)")
 
 
 class Liveness(BaseModel):

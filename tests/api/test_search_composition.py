@@ -170,6 +170,7 @@ def test_sentence_scores_lift_a_chunk_that_answers_in_one_sentence(tmp_path: Pat
         settings.qdrant.sentence_vectors = stored
         with running_service(tmp_path / name, fake_models(), settings=settings) as svc:
             assert svc.runtime.store.sentence_vectors is stored
+            assert svc.http.get("/health").json()["sentence_vectors"] is stored
             for doc_id, text in docs.items():
                 svc.ingest(f"{doc_id}.txt", text, document_id=doc_id)
             body = svc.search(query="apollo launch window", alpha=1, limit=10,

@@ -33,6 +33,7 @@ def health(runtime: RuntimeDep) -> Health:
         sparse_model=models.sparse.name,
         reranker=models.reranker.name if models.reranker else None,
         vector_store="qdrant-server" if runtime.settings.qdrant.url else "qdrant-edge",
+        sentence_vectors=runtime.store.sentence_vectors,
     )
 
 
