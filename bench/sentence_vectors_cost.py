@@ -18,8 +18,8 @@ from bench.serving import scifact
 
 
 def main() -> None:
+    from app.domain.sentences import SENTENCE
     from app.models.loading import load_models
-    from app.search.snippets import SENTENCE
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--docs", type=int, default=200)

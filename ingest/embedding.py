@@ -15,7 +15,7 @@ import numpy as np
 
 from app.domain.entity_values import entity_keys, keys_in
 from app.models.encoders import DenseEncoder, SparseEncoder, SparseVec
-from app.search.snippets import sentence_passages
+from app.store.payload import sentence_passages
 from ingest.entities import Entities, EntityExtractor, rule_entities
 
 # Texts the dense model embeds between two progress reports: at batch size 1 (the default,

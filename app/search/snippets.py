@@ -17,18 +17,13 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from app.domain.sentences import MAX_STORED_SENTENCES, sentences
+
 SNIPPET_CHARS = 320
-SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
-MAX_SENTENCES = 8  # a chunk's sentences compared with the query now (the first ones)
-# A chunk's sentences kept as vectors at ingestion: every one a chunk of 512 tokens can hold
-# at ordinary lengths (SciFact: ~11 a chunk); the bound only caps what a pathological text
-# of many tiny sentences costs (64 × 384 × 2 bytes = 48 KiB a chunk at most)
-MAX_STORED_SENTENCES = 64
 # Sentences embedded per page, in one batch (EVIDENCE_SEARCH__SNIPPET_SENTENCES): 5–12 ms each
 # on the serving process's one query thread (32 cost a SciFact search 150 ms at p90), so the
 # best rows' meaning-only chunks get the model, the rest the sentence sharing most word stems
 SENTENCE_BUDGET = 4
-MIN_SENTENCE_CHARS = 12
 
 
 def _cluster(spans: Sequence[tuple[int, int, str]], width: int) -> tuple[int, int]:
@@ -89,21 +84,6 @@ def snippet(text: str, spans: Sequence[tuple[int, int, str]],
     return _widen(text, start, end, width)
 
 
-def sentences(text: str, limit: int = MAX_SENTENCES) -> list[tuple[int, int]]:
-    """(start, end) of the chunk's first ``limit`` sentences worth comparing with the query."""
-    found = [(m.start(), m.end()) for m in SENTENCE.finditer(text)
-             if len(m.group(0).strip()) >= MIN_SENTENCE_CHARS]
-    return found[:limit]
-
-
-def sentence_passages(prefix: str, text: str) -> list[str]:
-    """A chunk's sentences as the dense model reads them, each behind the chunk's title and
-    headings as the chunk itself was (app/store/payload.passage_text): its sentence vectors,
-    at ingestion (ingest/embedding.py) and wherever a stage embeds them at query time."""
-    return [f"{prefix}\n\n{text[a:b].strip()}" if prefix else text[a:b].strip()
-            for a, b in sentences(text, MAX_STORED_SENTENCES)]
-
-
 def cosines(texts: list[str], query_vector: Sequence[float],
             embed: Callable[[list[str]], np.ndarray]) -> np.ndarray:
     """Each text's cosine with the query, the texts embedded in one batch."""
@@ -116,9 +96,9 @@ def cosines(texts: list[str], query_vector: Sequence[float],
 def best_stored_sentences(texts: Sequence[str],
                           stored: Sequence[Sequence[Sequence[float]] | None],
                           query_vector: Sequence[float]) -> list[tuple[int, int] | None]:
-    """For each text, the sentence closest to the query by its stored sentence vector (one per
-    of ``sentence_passages``, in order, as ingestion made them), or None where none is stored or
-    they do not line up with the text's sentences: no model call, so no budget."""
+    """For each text, the sentence closest to the query by its stored sentence vectors (one
+    per app/store/payload.sentence_passages, in order, as ingestion made them), or None where
+    none are stored or they do not line up with the text's sentences: no model, no budget."""
     query = np.asarray(query_vector, dtype=np.float32)
     out: list[tuple[int, int] | None] = []
     for text, vectors in zip(texts, stored, strict=True):

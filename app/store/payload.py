@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.domain.leaves import Leaf
+from app.domain.sentences import MAX_STORED_SENTENCES, sentences
 from app.store.base import FAR_FUTURE, HIDDEN, PUBLISHED_TS, SUPERSEDED_TS
 
 CLIENT_ID, DOCUMENT_ID, VERSION_ID = "client_id", "document_id", "version_id"
@@ -49,6 +50,13 @@ def passage_prefix(title: str | None, heading_path: Sequence[str]) -> str:
 def passage_text(title: str | None, heading_path: Sequence[str], text: str) -> str:
     prefix = passage_prefix(title, heading_path)
     return f"{prefix}\n\n{text}" if prefix else text
+
+
+def sentence_passages(prefix: str, text: str) -> list[str]:
+    """A chunk's sentences as the dense model reads them for its sentence vectors (ingest/
+    embedding.py), each behind the chunk's title and headings as the chunk itself was."""
+    return [f"{prefix}\n\n{text[a:b].strip()}" if prefix else text[a:b].strip()
+            for a, b in sentences(text, MAX_STORED_SENTENCES)]
 
 
 def stored_prefix(payload: dict[str, Any]) -> str:

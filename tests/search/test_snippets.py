@@ -121,7 +121,8 @@ def test_stored_sentence_vectors_pick_the_focus_without_a_model() -> None:
 def test_a_chunks_stored_sentences_are_all_of_them_up_to_the_bound() -> None:
     """Ingestion keeps every sentence (not the first 8 compared at query time), each behind
     the prefix, up to MAX_STORED_SENTENCES; one sentence fewer than 12 characters is none."""
-    from app.search.snippets import MAX_SENTENCES, MAX_STORED_SENTENCES, sentence_passages
+    from app.domain.sentences import MAX_SENTENCES, MAX_STORED_SENTENCES
+    from app.store.payload import sentence_passages
 
     ten = " ".join(f"Sentence number {i} is here." for i in range(10))
     assert len(sentences(ten)) == MAX_SENTENCES == 8
