@@ -79,11 +79,13 @@ def main() -> None:
         work()
         return (time.perf_counter() - t0) * 1000 / len(texts)
 
-    def end_to_end(with_entities: bool) -> tuple[float, float]:
+    def end_to_end(with_entities: bool, sentences: bool = True) -> tuple[float, float]:
         """(wall ms per chunk, CPU ms per chunk of every process) through the settings'
-        ingest.workers, their children warmed first by one document each."""
+        ingest.workers, their children warmed first by one document each; ``sentences``:
+        into a collection that keeps sentence vectors (the default) or one without."""
         with tempfile.TemporaryDirectory() as tmp:
-            settings = Settings(models={"dir": args.models})
+            settings = Settings(models={"dir": args.models},
+                                qdrant={"sentence_vectors": sentences})
             runtime, client_id = open_eval_runtime(settings, Path(tmp), models=models)
             pool = WorkerPool(runtime, entities=with_entities)
             warm = beir.Dataset(corpus={f"warm{i}": data.corpus[w] for i, w in enumerate(
@@ -104,6 +106,7 @@ def main() -> None:
     }
     before = {name: per_chunk_ms(work) for name, work in components.items()}
     e2e, e2e_cpu = end_to_end(with_entities=True)
+    e2e_no_sentences, no_sentences_cpu = end_to_end(with_entities=True, sentences=False)
     e2e_no_ner, no_ner_cpu = end_to_end(with_entities=False)
     after = {name: per_chunk_ms(work) for name, work in components.items()}
     # Components count at their best of two: the bound below is then the most generous one.
@@ -121,6 +124,8 @@ def main() -> None:
     print(f"  dense on one thread:         {before['dense_1t']:.1f} / {after['dense_1t']:.1f}")
     print(f"  spaCy NER alone:             {before['ner']:.1f} / {after['ner']:.1f}")
     print(f"  end to end:                  {e2e:.1f} (CPU {e2e_cpu:.1f}, {workers} workers)")
+    print(f"  end to end, no sentence vectors: {e2e_no_sentences:.1f} (CPU "
+          f"{no_sentences_cpu:.1f}); sentence vectors cost x{e2e / e2e_no_sentences:.2f}")
     print(f"  end to end, NER off:         {e2e_no_ner:.1f} (CPU {no_ner_cpu:.1f}: "
           f"rest = {rest:.1f} of CPU beside the dense model)")
     print(f"ratio end to end / embedder alone: {dense / e2e:.3f}")

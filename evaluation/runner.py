@@ -63,7 +63,8 @@ def eval_settings(base: Settings, work_dir: Path) -> Settings:
     return base.model_copy(update={
         "data_dir": work_dir,
         "database": DatabaseSettings(url=f"sqlite:///{work_dir}/registry.db"),
-        "qdrant": QdrantSettings(path=work_dir / "qdrant"),
+        "qdrant": QdrantSettings(path=work_dir / "qdrant",  # embedded, whatever the base's
+                                 sentence_vectors=base.qdrant.sentence_vectors),
         "embedded_worker": False,
     })
 

@@ -88,3 +88,16 @@ def test_eval_prints_every_mode_and_calibration(tmp_path: Path, real_models,  # 
             " ".join(bad.output.split())
     finally:
         get_settings.cache_clear()
+
+
+def test_the_eval_index_keeps_the_engine_settings_it_is_given(tmp_path: Path) -> None:
+    """The evaluation's own embedded index, wherever the base points, with or without
+    sentence vectors as the base says (an ingestion benchmark compares the two)."""
+    from app.settings import QdrantSettings, Settings
+    from evaluation.runner import eval_settings
+
+    for keep in (True, False):
+        base = Settings(qdrant=QdrantSettings(url="http://elsewhere:6333", sentence_vectors=keep))
+        qdrant = eval_settings(base, tmp_path).qdrant
+        assert (qdrant.url, qdrant.path, qdrant.sentence_vectors) == (
+            None, tmp_path / "qdrant", keep)
