@@ -66,8 +66,9 @@ class Config:
     floor_rule: str | None = None
     # the BM25 lane's title weight (EVIDENCE_SEARCH__TITLE_WEIGHT), 0: off
     title: float = 0.0
-    # dense chunks rescored by their best sentence (EVIDENCE_SEARCH__SENTENCE_DEPTH), 0: off
-    sentences: int = 0
+    # dense chunks rescored by their best sentence (EVIDENCE_SEARCH__SENTENCE_DEPTH), 0: off;
+    # None: the settings' value
+    sentences: int | None = None
 
     @classmethod
     def parse(cls, text: str, base: Config | None = None) -> Config:
@@ -130,7 +131,7 @@ class Config:
                 + (f",rrf_k={self.rrf_k}" if self.rrf_k is not None else "")
                 + (f",floor_rule={self.floor_rule}" if self.floor_rule is not None else "")
                 + (f",title={self.title:g}" if self.title else "")
-                + (f",sentences={self.sentences}" if self.sentences else ""))
+                + (f",sentences={self.sentences}" if self.sentences is not None else ""))
 
 
 def per_query_ndcg(runtime: Runtime, client_id: str, data: Dataset,
@@ -138,7 +139,8 @@ def per_query_ndcg(runtime: Runtime, client_id: str, data: Dataset,
     """nDCG@10 of each query's limit-10 answer under ``config``, through the real service."""
     settings = runtime.settings.search.model_copy(update={
         "score_fusion_floors": True, "min_depth": config.depth, "prf_docs": config.prf,
-        "title_weight": config.title, "sentence_depth": config.sentences,
+        "title_weight": config.title,
+        **({"sentence_depth": config.sentences} if config.sentences is not None else {}),
         "candidate_ceiling": max(config.depth, runtime.settings.search.candidate_ceiling),
         **({"bm25_prior_chunks": config.prior} if config.prior is not None else {}),
         **({"entity_weight": config.entity} if config.entity is not None else {}),

@@ -33,8 +33,11 @@ COVER_POOL = 10  # a row's best chunks the evidence is chosen from (their texts 
 
 def pick_evidence(chunks: list[Candidate], max_items: int = MAX_EVIDENCE,
                   terms: frozenset[str] = frozenset()) -> list[Candidate]:
-    """Up to ``max_items`` of ``chunks`` (best first), covering ``terms`` greedily; returned in
-    rank order."""
+    """Up to ``max_items`` of ``chunks`` (best first), covering ``terms`` greedily — each pick
+    the chunk adding the most query words not cited yet; among equals one that is no
+    neighbour of a chosen chunk (neighbours overlap: they would cite the same passage twice),
+    then the best ranked. A neighbour that adds words is not the same passage: it is cited
+    (it used to give way to a distant chunk adding none). Returned in rank order."""
     pool = chunks[:max(COVER_POOL, max_items)]
     found = {c.point_id: _terms_in(c, terms) for c in pool} if terms else {}
     chosen: list[Candidate] = []
@@ -43,11 +46,10 @@ def pick_evidence(chunks: list[Candidate], max_items: int = MAX_EVIDENCE,
         left = [c for c in pool if c not in chosen]
         if not left:
             break
-        distinct = [c for c in left
-                    if not any(abs(c.chunk_index - p.chunk_index) == 1 for p in chosen)]
-        options = distinct or left
-        best = max(options, key=lambda c: (len(found.get(c.point_id, set()) - covered),
-                                           -pool.index(c)))
+        best = max(left, key=lambda c: (
+            len(found.get(c.point_id, set()) - covered),
+            not any(abs(c.chunk_index - p.chunk_index) == 1 for p in chosen),
+            -pool.index(c)))
         chosen.append(best)
         covered |= found.get(best.point_id, set())
     order = {c.point_id: i for i, c in enumerate(chunks)}

@@ -337,7 +337,7 @@ def test_what_the_floors_removed_is_explains_not_a_warning(tmp_path: Path) -> No
         assert body["meta"]["lanes"] is None  # the counts are explain's
         explained = svc.search(query="budget", alpha=0, explain=True).json()["meta"]["lanes"]
         assert explained == [{"lane": "sparse", "floor": 1.0, "floor_from": "fixed",
-                              "chance": None, "fetched": 1, "kept": 0,
+                              "chance": None, "sentence_scored": None, "fetched": 1, "kept": 0,
                               "removed_by_floor": 1, "depth": explained[0]["depth"]}]
         both = svc.search(query="budget", alpha=0.5, explain=True).json()["meta"]["lanes"]
         assert [(lane["lane"], lane["removed_by_floor"]) for lane in both] == [
@@ -436,7 +436,7 @@ def test_dbsf_fusion_end_to_end_per_request_and_as_the_default(tmp_path: Path) -
         assert scores["sparse_scaled"] == 0.5 and scores["dense_scaled"] is None  # one hit
         assert scores["fused"] == 0.5  # (1 − alpha) · 0.5
         assert body["meta"]["lanes"] == [{"lane": "sparse", "floor": None, "floor_from": None,
-                                          "chance": None, "fetched": 1,
+                                          "chance": None, "sentence_scored": None, "fetched": 1,
                                           "kept": 1, "removed_by_floor": 0,
                                           "depth": body["meta"]["lanes"][0]["depth"]}]
         bad = svc.search(query="budget", fusion="borda")

@@ -25,7 +25,8 @@ def test_configs_parse_over_a_base_and_name_themselves() -> None:
         "fusion=rank,alpha=1,floors=on,floor_rule=chance")
     assert Config.parse("title=1,sentences=20").name == (
         "fusion=rank,alpha=0.5,floors=on,title=1,sentences=20")
-    assert Config.parse("title=0,sentences=0") == Config()
+    assert Config.parse("title=0") == Config()  # sentences: the settings' depth unless named
+    assert Config.parse("sentences=0").name == "fusion=rank,alpha=0.5,floors=on,sentences=0"
     for bad in ("fusion=borda", "alpha=2", "depth=5000", "depth=x", "top=3", "alpha",
                 "dense_floor=2", "rrf_k=0", "rrf_k=x", "floor_rule=median", "title=11",
                 "title=-1", "sentences=101", "sentences=x"):

@@ -56,3 +56,19 @@ def test_a_chunk_adding_a_word_beats_a_better_ranked_one_that_adds_none() -> Non
               cand("c", 6, text="beta"), cand("c", 9, text="gamma alpha")]
     (version,) = with_evidence(group_versions(ranked), query_terms("alpha beta gamma"))
     assert [c.chunk_index for c in version.evidence] == [0, 3, 9]  # 9 adds gamma; then rank
+
+
+def test_a_neighbour_that_adds_words_is_cited_one_that_adds_none_gives_way() -> None:
+    """"sickness reported and holiday requests": the holiday clause (chunk 0) ranks first;
+    the sickness clause is its neighbour (chunk 1) and the only chunk adding "sickness" and
+    "reported", so it is cited rather than a distant holiday clause adding nothing; for the
+    third, adding nothing either way, chunk 2 (a neighbour of 1) gives way to chunk 4."""
+    from app.search.spans import query_terms
+
+    ranked = [cand("h", 0, text="Holiday requests go to your manager."),
+              cand("h", 2, text="Unused holiday may be carried over."),
+              cand("h", 1, text="Sickness absence is reported on the first day."),
+              cand("h", 4, text="Holiday in August is shared out.")]
+    terms = query_terms("sickness reported and holiday requests")
+    (version,) = with_evidence(group_versions(ranked), terms)
+    assert [c.chunk_index for c in version.evidence] == [0, 1, 4]
