@@ -71,14 +71,22 @@ def test_ingest_a_folder_then_search_it(env: Path) -> None:
         "sub-note.txt")  # --plain: "-toner" is the word toner
 
 
-def test_reindex_rebuilds_a_collection_scored_the_old_way(env: Path) -> None:
+def test_reindex_rebuilds_a_collection_scored_the_old_way(
+        env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A collection from before per-client BM25 and before sentence vectors is refused, then
+    rebuilt by `evidence reindex` with both."""
     folder = env / "docs"
     folder.mkdir()
     (folder / "handbook.md").write_text("# Handbook\n\nYou get 25 days of paid vacation.\n")
     (folder / "invoice.txt").write_text("Invoice PO-2231 is paid.")
     runner = CliRunner()
+    monkeypatch.setenv("EVIDENCE_QDRANT__SENTENCE_VECTORS", "false")  # as collections were
+    get_settings.cache_clear()
     assert runner.invoke(app, ["ingest", str(folder)]).exit_code == 0
+    monkeypatch.delenv("EVIDENCE_QDRANT__SENTENCE_VECTORS")
+    get_settings.cache_clear()
     qdrant = env / "data" / "qdrant"
+    assert json.loads((qdrant / "collection.json").read_text())["sentence_vectors"] is False
     # a collection from before per-client BM25 records no "sparse_idf"
     (qdrant / "collection.json").write_text(json.dumps({
         k: v for k, v in json.loads((qdrant / "collection.json").read_text()).items()
@@ -97,6 +105,7 @@ def test_reindex_rebuilds_a_collection_scored_the_old_way(env: Path) -> None:
     assert found.exit_code == 0, found.output
     assert [r["document_version"]["document_id"] for r in json.loads(found.output)["results"]
             ] == ["invoice.txt"]
+    assert json.loads((qdrant / "collection.json").read_text())["sentence_vectors"] is True
 
 
 def test_store_export_import_and_registry_copy_move_an_index(

@@ -86,10 +86,12 @@ def test_the_child_reports_pages_and_chunks_as_it_goes(child) -> None:
     assert any(total == 90 for _, total in pages)
     assert [d for d, _ in pages] == sorted(d for d, _ in pages)
     chunks: list[tuple[int, ...]] = []
-    texts = [f"{words} {i}" * 4 for i in range(48)]
+    # each text one sentence (no full stop), embedded twice: as the chunk and as its sentence
+    texts = [f"{words} {i}" * 4 for i in range(24)]
     embedded = child.embed(texts, texts, on_progress=lambda *a: chunks.append(a))
-    assert len(embedded.sparse) == 48
-    assert chunks and all(len(c) == 1 and c[0] % 8 == 0 and c[0] <= 48 for c in chunks)
+    assert len(embedded.sparse) == 24 and embedded.sentences is not None
+    assert [len(v) for v in embedded.sentences] == [1] * 24
+    assert chunks and all(len(c) == 1 and c[0] % 8 == 0 and c[0] <= 24 for c in chunks)
 
 
 def test_in_process_extraction_reports_every_page(real_models) -> None:
