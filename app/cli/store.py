@@ -73,6 +73,11 @@ def store_import(
               "them: run the import again")
     common.console.print(f"imported {report.points:,} points in {report.batches} batches; "
                          "every one is in the target")
+    if report.sentences_left_out:
+        common.console.print("the export holds sentence vectors but the target collection "
+                             "was made without them: they were left out (chunks are not "
+                             "scored by their best sentence there); import into a new "
+                             "collection to keep them")
 
 
 @registry_app.command("copy")

@@ -35,6 +35,8 @@ class ExportManifest:
     points: int = 0
     next_offset: str | None = None
     complete: bool = False
+    # the source kept sentence vectors (an export from before them has no such key: False)
+    sentence_vectors: bool = False
 
 
 def _write_json(path: Path, value: dict[str, Any]) -> None:
@@ -59,7 +61,8 @@ def export_points(store: VectorStore, folder: Path, *, dense_model: str, dense_d
         if manifest.complete:
             return manifest
     else:
-        manifest = ExportManifest(FORMAT, dense_model, dense_dim)
+        manifest = ExportManifest(FORMAT, dense_model, dense_dim,
+                                  sentence_vectors=store.sentence_vectors)
     while True:
         points, following = store.export_points(manifest.next_offset, batch)
         if points:
@@ -109,6 +112,8 @@ class ImportReport:
     batches: int
     points: int
     missing: int  # exported ids the target does not hold (0 when the import is whole)
+    # the export holds sentence vectors the target collection cannot keep (made without them)
+    sentences_left_out: bool = False
 
 
 def import_points(store: VectorStore, folder: Path,
@@ -129,4 +134,6 @@ def import_points(store: VectorStore, folder: Path,
     for n in range(1, manifest.batches + 1):
         ids = [p.id for p in _read_batch(_batch_path(folder, n))]
         missing += len(set(ids) - set(store.retrieve(ids)))
-    return ImportReport(batches=manifest.batches, points=manifest.points, missing=missing)
+    return ImportReport(batches=manifest.batches, points=manifest.points, missing=missing,
+                        sentences_left_out=manifest.sentence_vectors
+                        and not store.sentence_vectors)

@@ -5,6 +5,7 @@ stage tests unnoticed (issue 11). Fake models, real engine and registry; numbers
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import numpy as np
@@ -151,13 +152,14 @@ def test_a_title_weight_lifts_the_version_whose_title_holds_the_word(tmp_path: P
     assert orders[1.5] == [("titled", pytest.approx(2.5 * idf)), ("body", 2 * idf)]
 
 
-def test_sentence_scores_lift_a_chunk_that_answers_in_one_sentence(tmp_path: Path) -> None:
+def test_sentence_scores_lift_a_chunk_that_answers_in_one_sentence(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """Dense lane (fake hashed bag of words): "long" answers "apollo launch window" in one of
     its sentences among unrelated ones, which dilute its whole-chunk cosine below "short"'s;
     with sentence_depth its best stored sentence vector (embedded at ingestion with its title,
     as the chunk was) ranks it first, and explain shows that sentence's cosine as its dense
     score and how many candidates had sentences. A collection made without sentence vectors
-    ranks as before and says it scored none."""
+    ranks as before, says it scored none, and the server says at start how to get them."""
     docs = {"long": "Quarterly canteen menus rotate weekly with seasonal produce. Parking "
                     "permits renew every spring at the front desk. The apollo launch window "
                     "opens at dawn. Visitors sign the register daily before entering the "
@@ -168,8 +170,12 @@ def test_sentence_scores_lift_a_chunk_that_answers_in_one_sentence(tmp_path: Pat
         settings = make_settings(tmp_path / name)  # one chunk per document
         settings.search.sentence_depth, settings.search.dense_floor = depth, 0.0
         settings.qdrant.sentence_vectors = stored
-        with running_service(tmp_path / name, fake_models(), settings=settings) as svc:
+        with caplog.at_level(logging.WARNING, logger="app.main"), running_service(
+                tmp_path / name, fake_models(), settings=settings) as svc:
             assert svc.runtime.store.sentence_vectors is stored
+            warned = [r for r in caplog.records if "keeps no sentence vectors" in r.message]
+            assert len(warned) == (1 if name == "unstored" else 0)  # only where depth asks
+            caplog.clear()
             assert svc.http.get("/health").json()["sentence_vectors"] is stored
             for doc_id, text in docs.items():
                 svc.ingest(f"{doc_id}.txt", text, document_id=doc_id)

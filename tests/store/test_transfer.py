@@ -83,12 +83,17 @@ def test_an_index_and_its_registry_move_to_a_server_and_answer_the_same(
     with pytest.raises(_Interrupted):
         import_points(server, dump)
     report = import_points(server, dump)  # resumes at the batch that failed
-    assert (report.points, report.missing) == (total, 0)
+    assert (report.points, report.missing, report.sentences_left_out) == (total, 0, False)
     assert len(calls) == done.batches + 1  # the first batch was not written twice
     assert server.count_all() == total
     # every chunk's sentence vectors moved with it (16-bit floats both sides)
     some = [p.id for p in server.export_points(None, 100)[0]]
     assert all(p.sentences for p in server.vectors(some).values())
+    assert read_manifest(dump).sentence_vectors is True
+    bare = ServerStore(url=":memory:", api_key=None, collection="bare", dense_model="fake/dense",
+                       dense_dim=384)  # a collection made without them: they are left out
+    assert import_points(bare, dump).sentences_left_out is True
+    bare.close()
 
     source, target = make_engine(source_url), make_engine(db_url)
     copied = copy_registry(source, target)
