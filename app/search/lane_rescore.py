@@ -1,5 +1,6 @@
-"""Two rescorings of one lane's candidates before fusion (issue 37's levers, both opt-in and
-measured in docs/BENCHMARKS.md): pure stages, the pipeline hands them what they read.
+"""Two rescorings of one lane's candidates before fusion (issue 37's levers, each kept or
+dropped by its interval in docs/BENCHMARKS.md: the title weight opt-in, the sentence scores on
+by default): pure stages, the pipeline hands them what they read.
 
 - **Title weight** (BM25 lane): a chunk's BM25 score plus ``weight`` × the BM25 score of its
   title and headings alone — the passage prefix (app/store/payload.passage_prefix) is already
