@@ -85,17 +85,19 @@ class BatchEmbedder:
     def _sentence_vectors(self, texts: Sequence[str], raw_texts: Sequence[str]
                           ) -> list[np.ndarray]:
         """Each chunk's sentences embedded behind its title and headings (the prefix ``texts``
-        put before ``raw_texts``), one batch for the slice."""
+        put before ``raw_texts``), one batch for the slice, each distinct passage once: the
+        sentences two neighbouring chunks share through their overlap, or a table's header
+        line heading every chunk of its rows, are embedded once."""
         assert self._dense is not None
         per_chunk = [sentence_passages(_prefix_of(text, raw), raw)
                      for text, raw in zip(texts, raw_texts, strict=True)]
-        flat = [p for passages in per_chunk for p in passages]
-        vectors = self._dense.embed_documents(flat) if flat else np.zeros((0, 0), np.float32)
-        out, at = [], 0
-        for passages in per_chunk:
-            out.append(np.asarray(vectors[at:at + len(passages)], dtype=np.float32))
-            at += len(passages)
-        return out
+        distinct = list(dict.fromkeys(p for passages in per_chunk for p in passages))
+        if not distinct:
+            return [np.zeros((0, 0), np.float32) for _ in per_chunk]
+        row = {p: i for i, p in enumerate(distinct)}
+        vectors = np.asarray(self._dense.embed_documents(distinct), dtype=np.float32)
+        return [vectors[[row[p] for p in passages]] if passages
+                else np.zeros((0, vectors.shape[1]), np.float32) for passages in per_chunk]
 
     def close(self) -> None:
         self._pool.shutdown(wait=False)

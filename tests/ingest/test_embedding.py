@@ -48,3 +48,20 @@ def test_the_prefix_is_what_passage_text_put_in_front() -> None:
     assert _prefix_of("T > H\n\nbody text", "body text") == "T > H"
     assert _prefix_of("body text", "body text") == ""
     assert _prefix_of("T\n\n\n\nbody", "\n\nbody") == "T"  # a chunk starting with blank lines
+
+
+def test_a_sentence_two_chunks_share_is_embedded_once_and_given_to_both() -> None:
+    """Neighbouring chunks overlap, and a table's header line heads each chunk of its rows:
+    the same passage (same prefix, same sentence) is embedded once, its vector in both."""
+    dense = _Recording()
+    embedder = BatchEmbedder(dense, FakeSparse(), None, sentences=True)
+    raw = ["Region | Sales | Year\nNorth | 12 | 2024", "Region | Sales | Year\nSouth | 9 | 2024",
+           "Region | Sales | Year\nEast | 14 | 2024"]
+    out = embedder.embed([f"Sheet1\n\n{t}" for t in raw], raw)
+    embedder.close()
+    sentence_calls = dense.seen[len(raw):]
+    assert sentence_calls.count("Sheet1\n\nRegion | Sales | Year") == 1
+    assert len(sentence_calls) == 4  # the header once, and each chunk's own row
+    assert out.sentences is not None and [len(v) for v in out.sentences] == [2, 2, 2]
+    assert all(np.array_equal(v[0], out.sentences[0][0]) for v in out.sentences)
+    assert not np.array_equal(out.sentences[0][1], out.sentences[1][1])
