@@ -50,7 +50,7 @@ class ChunkPoint:
     dense: list[float] | None
     sparse: SparseVec
     payload: dict[str, Any]
-    # the chunk's sentence vectors (app/search/snippets.sentence_passages), where it has any
+    # the chunk's sentence vectors (app/store/payload.sentence_passages), where it has any
     sentences: list[list[float]] | None = None
 
 
