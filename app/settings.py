@@ -55,6 +55,11 @@ class QdrantSettings(_Group):
     # recorded with it; an existing collection keeps what it was made with (`evidence reindex`
     # into a new one to change it).
     sentence_vectors: bool = True
+    # How the sentence vectors are made (ingest/embedding.py): "contextual" pools each
+    # sentence's tokens from the chunk's own forward pass (no second model pass); "separate"
+    # embeds each sentence again behind the chunk's title (the way before it; ×1.79 the
+    # ingestion time). docs/BENCHMARKS.md compares them on SciFact.
+    sentence_pooling: Literal["contextual", "separate"] = "contextual"
 
 
 class ModelSettings(_Group):

@@ -64,7 +64,8 @@ def eval_settings(base: Settings, work_dir: Path) -> Settings:
         "data_dir": work_dir,
         "database": DatabaseSettings(url=f"sqlite:///{work_dir}/registry.db"),
         "qdrant": QdrantSettings(path=work_dir / "qdrant",  # embedded, whatever the base's
-                                 sentence_vectors=base.qdrant.sentence_vectors),
+                                 sentence_vectors=base.qdrant.sentence_vectors,
+                                 sentence_pooling=base.qdrant.sentence_pooling),
         "embedded_worker": False,
     })
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.domain.entity_values import entity_keys, keys_in
+from app.domain.sentences import MAX_STORED_SENTENCES, flat_spans, sentences, split
 from app.models.encoders import DenseEncoder, SparseEncoder, SparseVec
 from app.store.payload import sentence_passages
 from ingest.entities import Entities, EntityExtractor, rule_entities
@@ -35,14 +36,28 @@ class EmbeddedBatch:
     # each chunk's sentence vectors (rows; none for a chunk without a sentence), where the
     # collection keeps them (app/store/base.SENTENCES)
     sentences: list[np.ndarray] | None = None
+    # each chunk's sentences (app/domain/sentences.py) as flat [start, end, …] offsets into
+    # its text: found once here, kept with the chunk for snippets, changes and changed_only
+    sentence_spans: list[list[int]] = field(default_factory=list)
+
+
+# How a chunk's sentence vectors are made: "contextual" pools each sentence's token states
+# from the chunk's own forward pass (late chunking: no second pass of the model);
+# "separate" embeds each sentence again behind the chunk's title and headings (×1.79 the
+# ingestion time; docs/BENCHMARKS.md compares the two)
+POOLINGS = ("contextual", "separate")
 
 
 class BatchEmbedder:
     def __init__(self, dense: DenseEncoder | None, sparse: SparseEncoder,
-                 entities: EntityExtractor | None, *, sentences: bool = False) -> None:
+                 entities: EntityExtractor | None, *, sentences: bool = False,
+                 pooling: str = "contextual") -> None:
         self._dense, self._sparse, self._entities = dense, sparse, entities
         self._sentences = sentences and dense is not None
+        # contextual pooling needs the encoder's token states (the fakes have none)
+        self._contextual = pooling == "contextual" and hasattr(dense, "embed_with_spans")
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ner-bm25")
+        self._splitter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sentences")
 
     def _side(self, texts: Sequence[str], raw: Sequence[str]
               ) -> tuple[list[SparseVec], list[Entities], list[list[str]], float]:
@@ -63,34 +78,60 @@ class BatchEmbedder:
         kept), saying how many are done."""
         t0 = time.perf_counter()
         side = self._pool.submit(self._side, texts, raw_texts)
+        # each slice's sentences found in a helper thread while the slice before it embeds
+        slices = range(0, len(texts), REPORT_EVERY)
+        found = [self._splitter.submit(_split_all, raw_texts[start:start + REPORT_EVERY])
+                 for start in slices]
         dense = None
         sentence_rows: list[np.ndarray] | None = [] if self._sentences else None
-        if self._dense is not None:
-            parts = []
-            for start in range(0, len(texts), REPORT_EVERY):
-                parts.append(self._dense.embed_documents(texts[start:start + REPORT_EVERY]))
-                if sentence_rows is not None:
-                    sentence_rows += self._sentence_vectors(
-                        texts[start:start + REPORT_EVERY], raw_texts[start:start + REPORT_EVERY])
-                if on_progress is not None:
-                    on_progress(min(start + REPORT_EVERY, len(texts)))
-            dense = (np.concatenate(parts) if parts
-                     else self._dense.embed_documents(texts))
+        spans: list[list[tuple[int, int]]] = []
+        for start, future in zip(slices, found, strict=True):
+            spans_now = future.result()
+            spans += spans_now
+            if self._dense is None:
+                continue
+            part, rows = self._vectors(texts[start:start + REPORT_EVERY],
+                                       raw_texts[start:start + REPORT_EVERY], spans_now)
+            dense = part if dense is None else np.concatenate([dense, part])
+            if sentence_rows is not None:
+                sentence_rows += rows
+            if on_progress is not None:
+                on_progress(min(start + REPORT_EVERY, len(texts)))
+        if self._dense is not None and dense is None:
+            dense = self._dense.embed_documents(texts)
         embed_s = time.perf_counter() - t0  # the dense model's wall time (BM25 runs beside it)
         sparse, entities, keys, entities_s = side.result()
         return EmbeddedBatch(dense=dense, sparse=sparse, entities=entities,
                              seconds={"embed": embed_s, "entities": entities_s},
-                             entity_keys=keys, sentences=sentence_rows)
+                             entity_keys=keys, sentences=sentence_rows,
+                             sentence_spans=[flat_spans(found) for found in spans])
 
-    def _sentence_vectors(self, texts: Sequence[str], raw_texts: Sequence[str]
-                          ) -> list[np.ndarray]:
+    def _vectors(self, texts: Sequence[str], raw_texts: Sequence[str],
+                 spans: Sequence[Sequence[tuple[int, int]]]
+                 ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """A slice's chunk vectors and, where kept, each chunk's sentence vectors: pooled
+        from the chunk's own forward pass (contextual), or embedded again (separate)."""
+        assert self._dense is not None
+        if not self._sentences:
+            return self._dense.embed_documents(texts), []
+        kept = [sentences(raw, MAX_STORED_SENTENCES, found)
+                for raw, found in zip(raw_texts, spans, strict=True)]
+        if not self._contextual:
+            return (self._dense.embed_documents(texts),
+                    self._sentence_vectors(texts, raw_texts, kept))
+        shifted = [[(a + len(text) - len(raw), b + len(text) - len(raw)) for a, b in chosen]
+                   for text, raw, chosen in zip(texts, raw_texts, kept, strict=True)]
+        return self._dense.embed_with_spans(texts, shifted)  # type: ignore[attr-defined]
+
+    def _sentence_vectors(self, texts: Sequence[str], raw_texts: Sequence[str],
+                          kept: Sequence[Sequence[tuple[int, int]]]) -> list[np.ndarray]:
         """Each chunk's sentences embedded behind its title and headings (the prefix ``texts``
         put before ``raw_texts``), one batch for the slice, each distinct passage once: the
         sentences two neighbouring chunks share through their overlap, or a table's header
         line heading every chunk of its rows, are embedded once."""
         assert self._dense is not None
-        per_chunk = [sentence_passages(_prefix_of(text, raw), raw)
-                     for text, raw in zip(texts, raw_texts, strict=True)]
+        per_chunk = [sentence_passages(_prefix_of(text, raw), raw, spans)
+                     for text, raw, spans in zip(texts, raw_texts, kept, strict=True)]
         distinct = list(dict.fromkeys(p for passages in per_chunk for p in passages))
         if not distinct:
             return [np.zeros((0, 0), np.float32) for _ in per_chunk]
@@ -101,6 +142,11 @@ class BatchEmbedder:
 
     def close(self) -> None:
         self._pool.shutdown(wait=False)
+        self._splitter.shutdown(wait=False)
+
+
+def _split_all(raw_texts: Sequence[str]) -> list[list[tuple[int, int]]]:
+    return [split(raw) for raw in raw_texts]
 
 
 def _prefix_of(text: str, raw: str) -> str:

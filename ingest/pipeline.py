@@ -318,7 +318,8 @@ def points(loaded: Loaded, batch: list[Chunk], embedded: EmbeddedBatch, *, title
             line_end=c.line_end, char_start=c.char_start, char_end=c.char_end,
             kind=loaded.kind, source=loaded.source, entities=embedded.entities[i], meta=meta,
             meta_bool=meta_bool, rows=c.rows, sheet=c.sheet,
-            entity_keys=embedded.entity_keys[i]))
+            entity_keys=embedded.entity_keys[i],
+            sentence_spans=embedded.sentence_spans[i] if embedded.sentence_spans else None))
         for i, c in enumerate(batch)]
 
 

@@ -183,6 +183,7 @@ class ChildSpec:
     max_chunks: int
     entities: bool = True
     sentences: bool = False  # embed each chunk's sentences too (the collection keeps them)
+    pooling: str = "contextual"  # how (ingest/embedding.POOLINGS)
     niceness: int = 10
     ocr: OcrBounds = field(default_factory=OcrBounds)
 
@@ -256,7 +257,7 @@ def _start_embedder(spec: ChildSpec, progress: Any = None) -> None:
     entities = (EntityExtractor(models.spacy_path)
                 if spec.entities and models.spacy_path is not None else None)
     _CHILD["embedder"] = BatchEmbedder(models.dense, models.sparse, entities,
-                                       sentences=spec.sentences)
+                                       sentences=spec.sentences, pooling=spec.pooling)
 
 
 def _prepare(kind: str, content: bytes, filename: str) -> Prepared:

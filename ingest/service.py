@@ -27,7 +27,8 @@ def build_deps(runtime: Runtime, *, entities: bool = True) -> IngestDeps:
             threads=model_threads(runtime), chunk_size=ingest.chunk_size,
             chunk_overlap=ingest.chunk_overlap, max_chunks=ingest.max_chunks,
             entities=entities, sentences=runtime.store.sentence_vectors,
-            ocr=ingest.ocr()), extract_seconds=ingest.extract_seconds,
+            pooling=runtime.settings.qdrant.sentence_pooling, ocr=ingest.ocr()),
+            extract_seconds=ingest.extract_seconds,
             page_seconds=ingest.extract_page_seconds)
     else:
         chunker = Chunker(models.count_tokens, chunk_size=ingest.chunk_size,
@@ -35,7 +36,8 @@ def build_deps(runtime: Runtime, *, entities: bool = True) -> IngestDeps:
         processor = InProcess(chunker, BatchEmbedder(
             models.dense, models.sparse, EntityExtractor(models.spacy_path)
             if entities and models.spacy_path is not None else None,
-            sentences=runtime.store.sentence_vectors), ingest.ocr())
+            sentences=runtime.store.sentence_vectors,
+            pooling=runtime.settings.qdrant.sentence_pooling), ingest.ocr())
     return IngestDeps(sessions=runtime.sessions, store=runtime.store, processor=processor,
                       write_batch=ingest.write_batch, keep_superseded=ingest.keep_superseded,
                       upload_settings=ingest)

@@ -36,6 +36,25 @@ def pdf_bytes(pages: list[str], password: str | None = None) -> bytes:
     return data
 
 
+def wrapped_pdf(paragraphs: list[list[str]], leading: float = 14.0,
+                gap: float = 14.0) -> bytes:
+    """One page of paragraphs written line by line as a word processor wraps them (each
+    inner list a paragraph's lines, ``leading`` apart; ``gap`` more between paragraphs)."""
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf)
+    y = 740.0
+    for lines in paragraphs:
+        for line in lines:
+            c.drawString(72, y, line)
+            y -= leading
+        y -= gap
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
 def slow_pdf(operators: int = 400_000, text: str | None = None) -> bytes:
     """One page of many tiny path operators: small compressed, slow to parse (pdfminer reads
     every one: ~40-90 µs each here), like the issue's 46 KB PDF that took 74 s; with ``text``,

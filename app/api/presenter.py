@@ -150,8 +150,11 @@ def _item(c: Candidate, terms: frozenset[str], explain: bool,
     text = c.payload.get(TEXT, "")
     location = chunk_location(c.payload)
     spans = literal_spans(text, terms)
+    around = spans
+    if c.focus is not None and (changes or {}).get(c.chunk_index):  # changed_only: its sentence
+        around = [s for s in spans if c.focus[0] <= s["start"] and s["end"] <= c.focus[1]]  # type: ignore[operator]
     start, end = snippet(text, [(s["start"], s["end"], fold(str(s["text"])))  # type: ignore[arg-type]
-                                for s in spans], c.focus)
+                                for s in around], c.focus)
     return ContentItem(
         chunk_id=c.chunk_id, chunk_index=c.chunk_index, text=text, page=c.payload.get(PAGE),
         literal_spans=[LiteralSpan(**s) for s in spans],  # type: ignore[arg-type]

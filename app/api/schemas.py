@@ -268,10 +268,12 @@ class SearchRequest(SearchTerms):
                            "a local maximum of the difference is a drop (meta.autocut says "
                            "where it cut)")
     changed_only: bool = Field(
-        False, description="Only passages added or changed relative to each version's "
-                           "predecessor (GET /documents/{id}/changes): a version whose "
-                           "matching chunks hold none drops out; evidence says change: added "
-                           "| changed. A first version counts as all added")
+        False, description="Only sentences added or changed relative to each version's "
+                           "predecessor (GET /documents/{id}/changes) that match the query "
+                           "(its words, or by meaning: the sentence's vector at or over the "
+                           "dense floor): evidence is the chunks holding them, each snippet "
+                           "on that sentence, and says change: added | changed; a version "
+                           "without such a sentence, or without a predecessor, drops out")
     collapse: Literal["none", "thread", "duplicates"] = Field(
         "none", description='"none": one row per Document Version (the contract); "thread": '
                             "the best-ranked message of each e-mail thread, with thread: "
@@ -370,8 +372,8 @@ class ContentItem(BaseModel):
         None, description="A spreadsheet's or CSV's chunk: its sheet and first and last rows "
                           "(additive)")
     change: Literal["added", "changed"] | None = Field(
-        None, description="With changed_only: whether the chunk holds a passage added or "
-                          "changed relative to the version before (additive)")
+        None, description="With changed_only: whether the sentence the snippet shows was "
+                          "added or changed relative to the version before (additive)")
     scores: Scores | None = None
 
 
@@ -730,10 +732,16 @@ class ChangeSide(BaseModel):
     location: dict[str, Any] = Field(description="Where it stands: chunk_index, and page, "
                                                  "heading_path, line_start/line_end or "
                                                  "location {sheet, rows} as the chunk has")
+    marks: list[list[int]] | None = Field(
+        None, description="Of a changed item: the words that changed, as [start, end) "
+                          "character offsets into text (whole words: an amount or an "
+                          "identifier is marked whole); absent on added and removed items")
 
 
 class Change(BaseModel):
-    kind: Literal["added", "removed", "changed"]
+    kind: Literal["added", "removed", "changed"] = Field(
+        description="changed: a removed and an added sentence alike enough to be one "
+                    "(difflib's ratio over their words ≥ 0.5); otherwise removed and added")
     before: ChangeSide | None = Field(description="In the earlier version (null: added)")
     after: ChangeSide | None = Field(description="In the later version (null: removed)")
 

@@ -545,7 +545,8 @@ async function showChanges(documentId, versionId) {
   try {
     const c = await call("GET", `/documents/${encodeURIComponent(documentId)}/changes?to=${encodeURIComponent(versionId)}`);
     const cell = (side) => side
-      ? el("td", {}, el("div", { text: side.text }), el("div", { class: "hint", text: where(side) }))
+      ? el("td", {}, el("div", {}, highlighted(side.text, (side.marks || []).map(([start, end]) => ({ start, end })))),
+        el("div", { class: "hint", text: where(side) }))
       : el("td", { class: "hint", text: "—" });
     box.append(el("table", { class: "changes" },
       el("caption", { text: `${c.from || "nothing"} → ${c.to}: ${c.changes.length} change(s)` +

@@ -8,6 +8,7 @@ after a delete)."""
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -61,23 +62,37 @@ def version_changes(session: Session, store: VectorStore, document: Document, *,
     return from_id, to_id, found, complete
 
 
-def changed_chunks(session: Session, store: VectorStore, *, client_id: str,
-                   document_id: str, version_id: str) -> dict[int, str]:
-    """{chunk index: "added" | "changed"} of a version's chunks holding a passage added or
-    changed relative to the version before it (a first version: every chunk added)."""
+@dataclass(frozen=True)
+class ChangedPassage:
+    """A sentence of a version added or changed relative to the version before it."""
+
+    chunk_index: int
+    start: int  # offsets into the chunk's text
+    end: int
+    kind: str  # "added" | "changed"
+    text: str
+
+
+def changed_passages(session: Session, store: VectorStore, *, client_id: str,
+                     document_id: str, version_id: str) -> list[ChangedPassage]:
+    """The sentences of a version added or changed relative to the published version before
+    it; none for a first version (it has nothing to change from) or one no longer kept."""
     try:
         document = docs_registry.get_document(session, client_id=client_id,
                                               document_id=document_id)
-        _from, _to, found, _complete = version_changes(session, store, document,
-                                                       from_version=None,
-                                                       to_version=version_id)
+        from_id, _to, found, _complete = version_changes(session, store, document,
+                                                         from_version=None,
+                                                         to_version=version_id)
     except (NotFound, Conflict):
-        return {}
-    marked: dict[int, str] = {}
+        return []
+    if from_id is None:
+        return []
+    out = []
     for change in found:
-        if change["after"] is None:
+        after = change["after"]
+        index = after["location"].get("chunk_index") if after else None
+        if after is None or not isinstance(index, int):
             continue
-        index = change["after"]["location"].get("chunk_index")
-        if isinstance(index, int) and marked.get(index) != "changed":
-            marked[index] = change["kind"]
-    return marked
+        start, end = after.get("span") or (0, 0)
+        out.append(ChangedPassage(index, start, end, change["kind"], after["text"]))
+    return out

@@ -41,6 +41,44 @@ class FastembedDense:
     def embed_query(self, text: str) -> list[float]:
         return [float(x) for x in next(iter(self._model.query_embed([text])))]
 
+    def embed_with_spans(self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
+                         ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Each text's vector and, from the same forward pass, a vector for each of its
+        ``spans`` (character ranges of the text): the token states inside the span pooled
+        as the model pools a whole text (mean), then normalised ("late chunking"). The
+        text's own vector is exactly ``embed_documents``' (checked in
+        tests/models/test_contextual_pooling.py). A span holding no token (past the
+        model's 512 tokens) gets the text's own vector."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32), []
+        inner = self._model.model  # fastembed's ONNX text model: its tokenizer and session
+        vectors, rows = [], []
+        for start in range(0, len(texts), self._batch):
+            batch = list(texts[start:start + self._batch])
+            encoded = inner.tokenizer.encode_batch(batch)
+            output = inner.onnx_embed(batch)
+            states = np.asarray(output.model_output, dtype=np.float32)
+            mask = np.asarray(output.attention_mask, dtype=np.float32)
+            for k, enc in enumerate(encoded):
+                whole = _normalised((states[k] * mask[k][:, None]).sum(0)
+                                    / max(mask[k].sum(), 1.0))
+                vectors.append(whole)
+                offsets = np.asarray(enc.offsets, dtype=np.int64).reshape(-1, 2)
+                real = (np.asarray(enc.special_tokens_mask) == 0) & (mask[k] > 0)
+                wanted = spans[start + k]
+                row = np.tile(whole, (len(wanted), 1)).astype(np.float32)
+                for j, (a, b) in enumerate(wanted):
+                    inside = real & (offsets[:, 0] < b) & (offsets[:, 1] > a)
+                    if inside.any():
+                        row[j] = _normalised(states[k][inside].mean(0))
+                rows.append(row)
+        return np.asarray(vectors, dtype=np.float32), rows
+
+
+def _normalised(v: np.ndarray) -> np.ndarray:
+    norm = float(np.linalg.norm(v))
+    return v / norm if norm > 0 else v
+
 
 class FastembedSparse:
     """fastembed's Qdrant/bm25: term frequencies; IDF is applied by the engine (Modifier.IDF)."""

@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
 from py_rust_stemmers import SnowballStemmer
 
+from app.documents.version_changes import ChangedPassage
 from app.domain.errors import Unavailable
+from app.domain.sentences import MAX_STORED_SENTENCES, sentences, spans_of
 from app.models.encoders import SparseVec
 from app.models.loading import LoadedModels
 from app.search.bm25 import BackgroundPrior, CorpusLookup, weigh_query
@@ -36,7 +39,14 @@ from app.search.types import Candidate, LaneResult, Trace, VersionHit
 from app.settings import SearchSettings
 from app.store import ChunkFilter, VectorStore
 from app.store.base import FAR_FUTURE
-from app.store.payload import DOCUMENT_ID, HEADING_PATH, TEXT, TITLE, VERSION_ID
+from app.store.payload import (
+    DOCUMENT_ID,
+    HEADING_PATH,
+    SENTENCE_SPANS,
+    TEXT,
+    TITLE,
+    VERSION_ID,
+)
 
 RERANK_CODES = {"rerank_unavailable": "RERANKER_UNAVAILABLE",
                 "rerank_timeout": "RERANKER_TIMEOUT", "rerank_failed": "RERANKER_FAILED"}
@@ -184,27 +194,33 @@ class SearchEngine:
         (one batch for the page, ``snippet_sentences`` of them)."""
         dense = self.models.dense
         wanted = [(i, j) for i, v in enumerate(versions) for j, c in enumerate(v.evidence)
-                  if not literal_spans(c.payload.get(TEXT, ""), terms)][:MAX_FOCUSED]
+                  if c.focus is None and not literal_spans(c.payload.get(TEXT, ""), terms)
+                  ][:MAX_FOCUSED]
         if dense is None or not wanted:
             return versions
         chunks = [versions[i].evidence[j] for i, j in wanted]
         texts = [c.payload.get(TEXT, "") for c in chunks]
+        spans = [spans_of(text, c.payload.get(SENTENCE_SPANS))
+                 for text, c in zip(texts, chunks, strict=True)]
         by_model: list[tuple[int, int] | None] = [None] * len(texts)
         if self.store.sentence_vectors:
             points = self.store.vectors([c.point_id for c in chunks])
             by_model = best_stored_sentences(
                 texts, [p.sentences if (p := points.get(c.point_id)) else None
-                        for c in chunks], query_vector)
+                        for c in chunks], query_vector, spans)
         unstored = [k for k, near in enumerate(by_model) if near is None]
         if unstored:
             now = best_sentences([texts[k] for k in unstored], query_vector,
-                                 dense.embed_documents, budget=self.settings.snippet_sentences)
+                                 dense.embed_documents, budget=self.settings.snippet_sentences,
+                                 spans=[spans[k] for k in unstored])
             for k, near in zip(unstored, now, strict=True):
                 by_model[k] = near
         stems = frozenset(_STEMMER.stem_word(t) for t in terms)
-        found = {key: near if near is not None else word_focus(text, stems, _STEMMER.stem_word)
-                 for key, text, near in zip(wanted, texts, by_model, strict=True)}
-        return [replace(v, evidence=tuple(replace(c, focus=found.get((i, j)))
+        found = {key: near if near is not None
+                 else word_focus(text, stems, _STEMMER.stem_word, found_spans)
+                 for key, text, near, found_spans in zip(wanted, texts, by_model, spans,
+                                                         strict=True)}
+        return [replace(v, evidence=tuple(replace(c, focus=found.get((i, j), c.focus))
                                           for j, c in enumerate(v.evidence)))
                 for i, v in enumerate(versions)]
 
@@ -218,6 +234,35 @@ class SearchEngine:
         full = self._read([c for v in versions for c in v.evidence])
         return [replace(v, evidence=tuple(full.get(c.point_id, c) for c in v.evidence))
                 for v in versions]
+
+    def changed_by_meaning(self, hit: VersionHit, changed: Sequence[ChangedPassage],
+                           query_vector: Sequence[float], floor: float
+                           ) -> list[ChangedPassage]:
+        """Those of a version's changed sentences whose stored sentence vector's cosine with
+        the query is at or over the dense lane's ``floor`` (none where the collection keeps
+        no sentence vectors, or a chunk's do not line up with its sentences)."""
+        if not self.store.sentence_vectors:
+            return []
+        by_index = {c.chunk_index: c for c in hit.chunks}
+        chunks = list({p.chunk_index: by_index[p.chunk_index] for p in changed}.values())
+        full = self._read(chunks)
+        stored = self.store.vectors([c.point_id for c in chunks])
+        query = np.asarray(query_vector, dtype=np.float32)
+        out = []
+        for p in changed:
+            chunk = full.get(by_index[p.chunk_index].point_id, by_index[p.chunk_index])
+            text = chunk.payload.get(TEXT, "")
+            found = sentences(text, MAX_STORED_SENTENCES,
+                              spans_of(text, chunk.payload.get(SENTENCE_SPANS)))
+            point = stored.get(chunk.point_id)
+            vectors = point.sentences if point is not None else None
+            if not vectors or len(vectors) != len(found) or (p.start, p.end) not in found:
+                continue
+            row = np.asarray(vectors[found.index((p.start, p.end))], dtype=np.float32)
+            norm = float(np.linalg.norm(row) * (np.linalg.norm(query) or 1.0)) or 1.0
+            if float(row @ query) / norm >= floor:
+                out.append(p)
+        return out
 
     def with_pool_texts(self, versions: list[VersionHit]) -> list[VersionHit]:
         """The versions with the full payloads of the chunks their evidence is chosen from

@@ -17,6 +17,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from app.documents.version_changes import ChangedPassage
 from app.domain.entity_values import query_entity_keys
 from app.domain.errors import BadRequest, Conflict
 from app.registry import bm25_stats, discovery
@@ -38,9 +39,9 @@ from app.search.metadata_lane import (
     rank_versions,
     version_fusion_score,
 )
-from app.search.pipeline import EXCLUSION_DEPTH, SearchEngine, SearchPlan
+from app.search.pipeline import EXCLUSION_DEPTH, SearchEngine, SearchOutcome, SearchPlan
 from app.search.query_syntax import ParsedQuery, holds_phrases, parse_query
-from app.search.spans import query_terms
+from app.search.spans import literal_spans, query_terms
 from app.search.types import LaneFailure, LaneResult, VersionHit
 from app.store import ChunkFilter
 from app.store.base import FAR_FUTURE
@@ -217,9 +218,10 @@ class SearchService:
         else:
             ranked = fuse_versions(content_ranks, metadata_ranks, content_scores={
                 key: hit.best.fused for key, hit in by_content.items()})
-        changed: dict[VersionKey, dict[int, str]] = {}
+        changed: dict[VersionKey, dict[int, ChangedPassage]] = {}
         if query.changed_only:
-            ranked, changed = self._changed_only(session, client_id, ranked, by_content)
+            ranked, changed = self._changed_only(session, client_id, ranked, by_content,
+                                                 query_terms(words), outcome)
         cut = None
         if query.autocut:
             scores = [_version_score(query.scope, key, lanes, by_content, by_metadata)
@@ -285,7 +287,8 @@ class SearchService:
                               versions[key].canonical_metadata if key in versions else {},
                               duplicates.get(key), near.get(key)),
                           thread=groups.get(key, {}).get("thread"),
-                          changes=changed.get(key),
+                          changes={index: passage.kind for index, passage
+                                   in changed[key].items()} if key in changed else None,
                           version=versions.get(key),
                           contributions=lanes,
                           content=by_content.get(key), metadata=by_metadata.get(key))
@@ -305,23 +308,38 @@ class SearchService:
             + (["metadata"] if wants_metadata else []))
 
     def _changed_only(self, session: Session, client_id: str, ranked: list,
-                      by_content: dict[VersionKey, VersionHit]
-                      ) -> tuple[list, dict[VersionKey, dict[int, str]]]:
-        """The ranked versions with a matching chunk that holds a passage added or changed
-        relative to their predecessor, and those chunks' marks
-        (app/documents/version_changes.py)."""
-        from app.documents.version_changes import changed_chunks
+                      by_content: dict[VersionKey, VersionHit], terms: frozenset[str],
+                      outcome: SearchOutcome | None
+                      ) -> tuple[list, dict[VersionKey, dict[int, ChangedPassage]]]:
+        """The ranked versions holding a sentence added or changed relative to their
+        predecessor that matches the query — its words as written (literal spans) or, by
+        meaning, its stored sentence vector at or over the dense lane's floor — among their
+        matching chunks; and, per version, the first such sentence of each chunk. A first
+        version has nothing changed (app/documents/version_changes.changed_passages)."""
+        from app.documents.version_changes import changed_passages
 
+        dense = next((lane for lane in (outcome.trace.lanes if outcome else ())
+                      if lane.lane == "dense"), None)
+        vector = outcome.dense_vector if outcome is not None else None
         kept, marks = [], {}
         for key, lanes in ranked[:CHANGED_DEPTH]:
             hit = by_content.get(key)
             if hit is None:
                 continue
-            marked = changed_chunks(session, self.engine.store, client_id=client_id,
-                                    document_id=key[0], version_id=key[1])
-            if any(c.chunk_index in marked for c in hit.chunks):
+            own = {c.chunk_index for c in hit.chunks}
+            changed = [p for p in changed_passages(session, self.engine.store,
+                                                   client_id=client_id, document_id=key[0],
+                                                   version_id=key[1])
+                       if p.chunk_index in own]
+            matched = [p for p in changed if literal_spans(p.text, terms)]
+            if not matched and changed and vector is not None and dense is not None:
+                matched = self.engine.changed_by_meaning(hit, changed, vector, dense.floor)
+            if matched:
                 kept.append((key, lanes))
-                marks[key] = marked
+                first: dict[int, ChangedPassage] = {}
+                for p in matched:
+                    first.setdefault(p.chunk_index, p)
+                marks[key] = first
         return kept, marks
 
     @staticmethod
@@ -374,12 +392,14 @@ class SearchService:
 CHANGED_DEPTH = 200  # versions a changed_only search compares with their predecessors
 
 
-def only_changed(hit: VersionHit, marked: dict[int, str]) -> VersionHit:
-    """A version's matching chunks kept to the changed ones (their marks go to the answer's
-    row: AnswerRow.changes)."""
+def only_changed(hit: VersionHit, marked: Mapping[int, ChangedPassage]) -> VersionHit:
+    """A version's matching chunks kept to those holding a changed sentence that matches,
+    each focused on that sentence (its snippet; the kinds go to the answer's row:
+    AnswerRow.changes)."""
     from dataclasses import replace
 
-    chunks = tuple(c for c in hit.chunks if c.chunk_index in marked)
+    chunks = tuple(replace(c, focus=(marked[c.chunk_index].start, marked[c.chunk_index].end))
+                   for c in hit.chunks if c.chunk_index in marked)
     return replace(hit, chunks=chunks, evidence=()) if chunks else hit
 
 

@@ -95,14 +95,16 @@ def cosines(texts: list[str], query_vector: Sequence[float],
 
 def best_stored_sentences(texts: Sequence[str],
                           stored: Sequence[Sequence[Sequence[float]] | None],
-                          query_vector: Sequence[float]) -> list[tuple[int, int] | None]:
+                          query_vector: Sequence[float],
+                          spans: Sequence[Sequence[tuple[int, int]] | None] | None = None
+                          ) -> list[tuple[int, int] | None]:
     """For each text, the sentence closest to the query by its stored sentence vectors (one
     per app/store/payload.sentence_passages, in order, as ingestion made them), or None where
     none are stored or they do not line up with the text's sentences: no model, no budget."""
     query = np.asarray(query_vector, dtype=np.float32)
     out: list[tuple[int, int] | None] = []
-    for text, vectors in zip(texts, stored, strict=True):
-        found = sentences(text, MAX_STORED_SENTENCES)
+    for k, (text, vectors) in enumerate(zip(texts, stored, strict=True)):
+        found = sentences(text, MAX_STORED_SENTENCES, spans[k] if spans else None)
         if not vectors or len(vectors) != len(found):
             out.append(None)
             continue
@@ -114,13 +116,15 @@ def best_stored_sentences(texts: Sequence[str],
 
 def best_sentences(texts: Sequence[str], query_vector: Sequence[float],
                    embed: Callable[[list[str]], np.ndarray],
-                   budget: int = SENTENCE_BUDGET) -> list[tuple[int, int] | None]:
+                   budget: int = SENTENCE_BUDGET,
+                   spans: Sequence[Sequence[tuple[int, int]] | None] | None = None
+                   ) -> list[tuple[int, int] | None]:
     """For each text, the sentence closest to the query by the dense model (one batch for all
     of them), or None where it has none to compare — or where the page's ``budget`` of
     sentences ran out before it (the texts come best row first)."""
     spans: list[list[tuple[int, int]]] = []
-    for text in texts:
-        found = sentences(text) if budget > 0 else []
+    for k, text in enumerate(texts):
+        found = sentences(text, spans=spans[k] if spans else None) if budget > 0 else []
         budget -= len(found)
         spans.append(found if budget >= 0 else [])
     flat = [t[a:b] for t, found in zip(texts, spans, strict=True) for a, b in found]
@@ -139,12 +143,12 @@ def best_sentences(texts: Sequence[str], query_vector: Sequence[float],
     return out
 
 
-def word_focus(text: str, query_stems: frozenset[str],
-               stem: Callable[[str], str]) -> tuple[int, int] | None:
+def word_focus(text: str, query_stems: frozenset[str], stem: Callable[[str], str],
+               spans: Sequence[tuple[int, int]] | None = None) -> tuple[int, int] | None:
     """The sentence holding the most of the query's word stems (inflections a literal span
     misses: "vacations" for "vacation"), or None when no sentence holds one."""
     best, best_count = None, 0
-    for a, b in sentences(text):
+    for a, b in sentences(text, spans=spans):
         count = len({stem(w.lower()) for w in re.findall(r"\w+", text[a:b])} & query_stems)
         if count > best_count:
             best, best_count = (a, b), count

@@ -14,7 +14,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.domain.leaves import Leaf
-from app.domain.sentences import MAX_STORED_SENTENCES, sentences
 from app.store.base import FAR_FUTURE, HIDDEN, PUBLISHED_TS, SUPERSEDED_TS
 
 CLIENT_ID, DOCUMENT_ID, VERSION_ID = "client_id", "document_id", "version_id"
@@ -30,6 +29,9 @@ SHEET, ROWS = "sheet", "rows"
 COLUMNS_LABEL, COLUMN_SEPARATOR = "Columns: ", " | "
 # The chunk's entities in one form (app/domain/entity_values.py): the entity lane matches on these
 ENTITY_KEYS = "entity_keys"
+# The chunk's sentences (app/domain/sentences.py) as flat [start, end, …] offsets into its text,
+# found once at ingestion: its sentence vectors, snippets and changes read the same ones
+SENTENCE_SPANS = "sentence_spans"
 
 
 def chunk_location(payload: dict[str, Any]) -> dict[str, Any] | None:
@@ -52,11 +54,12 @@ def passage_text(title: str | None, heading_path: Sequence[str], text: str) -> s
     return f"{prefix}\n\n{text}" if prefix else text
 
 
-def sentence_passages(prefix: str, text: str) -> list[str]:
-    """A chunk's sentences as the dense model reads them for its sentence vectors (ingest/
-    embedding.py), each behind the chunk's title and headings as the chunk itself was."""
+def sentence_passages(prefix: str, text: str, spans: Sequence[tuple[int, int]]) -> list[str]:
+    """A chunk's sentences (``spans``, those given vectors) as the dense model reads them when
+    each is embedded on its own (ingest/embedding.py, "separate" pooling), behind the chunk's
+    title and headings as the chunk itself was."""
     return [f"{prefix}\n\n{text[a:b].strip()}" if prefix else text[a:b].strip()
-            for a, b in sentences(text, MAX_STORED_SENTENCES)]
+            for a, b in spans]
 
 
 def stored_prefix(payload: dict[str, Any]) -> str:
@@ -81,10 +84,12 @@ def chunk_payload(*, client_id: str, document_id: str, version_id: str, chunk_in
                   line_start: int | None, line_end: int | None, char_start: int, char_end: int,
                   kind: str, source: str | None, entities: dict[str, list[str]],
                   meta: dict, meta_bool: dict, rows: bool = False,
-                  sheet: str | None = None, entity_keys: Sequence[str] = ()) -> dict[str, Any]:
+                  sheet: str | None = None, entity_keys: Sequence[str] = (),
+                  sentence_spans: Sequence[int] | None = None) -> dict[str, Any]:
     """A chunk's payload, written hidden: publication flips ``visibility``."""
     table = {ROWS: True, SHEET: sheet} if rows else {}
-    return {**table, ENTITY_KEYS: list(entity_keys), **entity_numbers(entity_keys),
+    spans = {SENTENCE_SPANS: list(sentence_spans)} if sentence_spans is not None else {}
+    return {**table, **spans, ENTITY_KEYS: list(entity_keys), **entity_numbers(entity_keys),
         CLIENT_ID: client_id, DOCUMENT_ID: document_id, VERSION_ID: version_id,
         CHUNK_ID: chunk_ref(document_id, version_id, chunk_index), CHUNK_INDEX: chunk_index,
         TEXT: text,

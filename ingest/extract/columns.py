@@ -24,6 +24,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ingest.extract import reflow
+from ingest.extract.reflow import Paragraph
+
 MIN_WORDS = 40
 CHARS_PER_WORD = 5
 GUTTER_MIN_SHARE = 0.02  # 12 pt on a 612 pt (Letter) text width
@@ -114,6 +117,19 @@ def reading_order(words: Sequence[Word], cuts: Sequence[tuple[float, float]]) ->
             run.append(line)
     flush()
     return "\n".join(out)
+
+
+def page_paragraphs(page: Any) -> list[Paragraph]:
+    """A pdfplumber page's paragraphs in reading order (ingest/extract/reflow.py: pdfminer's
+    text boxes, where the page was opened with ``laparams``), each with the page lines it
+    covers; a page turned a quarter, or opened without layout analysis, a paragraph a line."""
+    chars = page.chars
+    boxes = page.objects.get("textboxhorizontal")
+    turned = chars and sum(not c.get("upright", True) for c in chars) * 2 > len(chars)
+    if turned or boxes is None:
+        lines = [line for line in page_text(page).split("\n") if line.strip()]
+        return [Paragraph(line.strip(), n, n) for n, line in enumerate(lines, start=1)]
+    return reflow.page_paragraphs(boxes, gutters(chars, MIN_WORDS * CHARS_PER_WORD))
 
 
 def page_text(page: Any) -> str:

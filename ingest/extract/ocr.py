@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 from app.domain.errors import ExtractionError
 from app.domain.limits import OcrBounds
+from ingest.extract.reflow import join_lines, split_items
 
 
 @dataclass(frozen=True)
@@ -125,8 +126,13 @@ def _from_tsv(tsv: str) -> OcrPage:
     paragraphs: dict[tuple[int, int], list[str]] = {}
     for (block, par, _line), words in lines.items():
         paragraphs.setdefault((block, par), []).append(" ".join(words))
-    text = "\n\n".join("\n".join(p) for p in paragraphs.values())
+    text = "\n\n".join(_reflowed(p) for p in paragraphs.values())
     return OcrPage(text, sum(confidences) / len(confidences) if confidences else 1.0)
+
+
+def _reflowed(lines: list[str]) -> str:
+    """A paragraph's lines joined (ingest/extract/reflow.py), a list item a line of its own."""
+    return "\n".join(join_lines([lines[i] for i in group]) for group in split_items(lines))
 
 
 class RapidOcr:
@@ -176,21 +182,36 @@ def _on_end(boxes: list) -> bool:
 
 def _from_boxes(boxes: list) -> OcrPage:
     """Boxes ([corners, text, score]) as lines: a box whose vertical middle falls within the
-    current line's height joins it."""
+    current line's height joins it. Lines as paragraphs: a gap over half a line's height
+    between two lines ends one (pdfminer's ``line_margin``, the rule PDF pages are read by)."""
     items = sorted(((min(p[1] for p in b[0]), max(p[1] for p in b[0]), min(p[0] for p in b[0]),
                      str(b[1]), float(b[2])) for b in boxes if str(b[1]).strip()))
     lines: list[list[tuple[float, str]]] = []
+    extents: list[list[float]] = []  # each line's [top, bottom]
     bottom = float("-inf")
     for top, low, left, text, _score in items:
         if lines and (top + low) / 2 <= bottom:
             lines[-1].append((left, text))
             bottom = max(bottom, low)
+            extents[-1][1] = bottom
         else:
             lines.append([(left, text)])
+            extents.append([top, low])
             bottom = low
-    text = "\n".join(" ".join(t for _, t in sorted(line)) for line in lines)
+    paragraphs: list[list[str]] = []
+    for k, line in enumerate(lines):
+        words = " ".join(t for _, t in sorted(line))
+        if k and extents[k][0] - extents[k - 1][1] <= LINE_MARGIN * (
+                extents[k - 1][1] - extents[k - 1][0]):
+            paragraphs[-1].append(words)
+        else:
+            paragraphs.append([words])
+    text = "\n\n".join(_reflowed(p) for p in paragraphs)
     scores = [i[4] for i in items]
     return OcrPage(text, sum(scores) / len(scores) if scores else 1.0)
+
+
+LINE_MARGIN = 0.5  # of a line's height: pdfminer's default line_margin
 
 
 class OcrTimeout(ExtractionError):

@@ -9,7 +9,7 @@ from typing import Any
 
 from app.domain.errors import ExtractionError
 from app.domain.limits import OcrBounds
-from ingest.extract.columns import page_text
+from ingest.extract.columns import page_paragraphs
 from ingest.extract.ocr import OcrReport, engine_for, read_page
 from ingest.extract.types import Block, ExtractedText
 from ingest.extract.wordshare import garbled, word_share
@@ -100,7 +100,9 @@ def extract_pdf(content: bytes, filename: str,
     from pdfplumber.utils.exceptions import PdfminerException
 
     try:
-        pdf = pdfplumber.open(io.BytesIO(content))
+        # pdfminer's layout analysis groups a paragraph's lines (ingest/extract/reflow.py);
+        # boxes_flow None: no box ordering (columns.py orders them, column by column)
+        pdf = pdfplumber.open(io.BytesIO(content), laparams={"boxes_flow": None})
     except PdfminerException as exc:
         cause = exc.args[0] if exc.args else exc
         if isinstance(cause, (PDFPasswordIncorrect, PDFEncryptionError)):
@@ -126,7 +128,8 @@ def extract_pdf(content: bytes, filename: str,
             if engine is not None:
                 _check_ocr_pages(pdf, filename, settings)
             for number, page in enumerate(pdf.pages, start=1):
-                text = page_text(page).strip()  # columns read one by one
+                paragraphs = page_paragraphs(page)  # columns read one by one, lines joined
+                text = "\n".join(p.text for p in paragraphs).strip()
                 has_image = bool(page.images)
                 share = garbled(text)  # a layer of letters but hardly any words
                 if share is not None and not (has_image and engine is not None):
@@ -134,13 +137,15 @@ def extract_pdf(content: bytes, filename: str,
                     share = None
                 if share is None and not needs_ocr(text, has_image):  # never OCRed
                     if text:
-                        blocks.append(Block(text=text, page=number))
+                        blocks += [Block(text=p.text, page=number, line_start=p.line_start,
+                                         line_end=p.line_end) for p in paragraphs]
                         native += 1
                     else:
                         warnings.append(f"page {number} has no text (no text layer, no image)")
                 elif engine is None:
                     if text:
-                        blocks.append(Block(text=text, page=number))
+                        blocks += [Block(text=p.text, page=number, line_start=p.line_start,
+                                         line_end=p.line_end) for p in paragraphs]
                     warnings.append(f"page {number} has no usable text layer (scanned "
                                     "image?); no OCR engine is available "
                                     f"(EVIDENCE_INGEST__OCR_ENGINE={settings.engine}), so it is "

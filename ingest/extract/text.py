@@ -4,11 +4,18 @@ from __future__ import annotations
 
 from markdown_it import MarkdownIt
 
+from ingest.extract.reflow import reflow_text
 from ingest.extract.types import Block, ExtractedText, decode_text
+
+# Markdown elements whose wrapped lines are one paragraph (ingest/extract/reflow.py); code,
+# tables and HTML keep their lines as written
+REFLOWED = frozenset({"paragraph_open", "bullet_list_open", "ordered_list_open",
+                      "blockquote_open"})
 
 
 def extract_text(content: bytes, filename: str) -> ExtractedText:
-    """One block per paragraph (blank-line separated), with its 1-based line range."""
+    """One block per paragraph (blank-line separated), its wrapped lines joined
+    (ingest/extract/reflow.py), with its 1-based line range."""
     lines = decode_text(content).splitlines()
     blocks: list[Block] = []
     start: int | None = None
@@ -16,7 +23,7 @@ def extract_text(content: bytes, filename: str) -> ExtractedText:
         if line.strip() and start is None:
             start = number
         elif not line.strip() and start is not None:
-            blocks.append(Block(text="\n".join(lines[start - 1:number - 1]).strip(),
+            blocks.append(Block(text=reflow_text("\n".join(lines[start - 1:number - 1])).strip(),
                                 line_start=start, line_end=number - 1))
             start = None
     return ExtractedText(blocks=blocks, title=None)
@@ -25,7 +32,8 @@ def extract_text(content: bytes, filename: str) -> ExtractedText:
 def extract_markdown(content: bytes, filename: str) -> ExtractedText:
     """Blocks per top-level Markdown element (markdown-it's token line maps), under their headings.
 
-    Text is the source lines themselves, so what a chunk cites is what the file says.
+    Text is the source lines themselves, so what a chunk cites is what the file says — a
+    paragraph's wrapped lines joined (ingest/extract/reflow.py), code and tables as written.
     """
     source = decode_text(content)
     lines = source.splitlines()
@@ -47,6 +55,8 @@ def extract_markdown(content: bytes, filename: str) -> ExtractedText:
         if token.level == 0 and token.map and token.nesting in (1, 0):
             start, end = token.map
             text = "\n".join(lines[start:end]).strip()
+            if token.type in REFLOWED:
+                text = reflow_text(text).strip()
             if text:
                 blocks.append(Block(text=text, line_start=start + 1, line_end=end,
                                     heading_path=tuple(h[1] for h in headings)))
