@@ -48,7 +48,7 @@ from app.registry.tables import DocumentVersion, IngestionJob
 from app.search.collapse import with_duplicates
 from app.search.metadata_lane import MetadataHit
 from app.search.service import AnswerRow, SearchAnswer, SearchQuery
-from app.search.snippets import snippet
+from app.search.snippets import SNIPPET_CHARS, snippet
 from app.search.spans import literal_spans, query_terms
 from app.search.types import MAX_EVIDENCE, Candidate, VersionHit
 from app.store.payload import HEADING_PATH, LINE_END, LINE_START, PAGE, TEXT, chunk_location
@@ -150,11 +150,11 @@ def _item(c: Candidate, terms: frozenset[str], explain: bool,
     text = c.payload.get(TEXT, "")
     location = chunk_location(c.payload)
     spans = literal_spans(text, terms)
-    around = spans
-    if c.focus is not None and (changes or {}).get(c.chunk_index):  # changed_only: its sentence
-        around = [s for s in spans if c.focus[0] <= s["start"] and s["end"] <= c.focus[1]]  # type: ignore[operator]
     start, end = snippet(text, [(s["start"], s["end"], fold(str(s["text"])))  # type: ignore[arg-type]
-                                for s in around], c.focus)
+                                for s in spans], c.focus)
+    if c.focus is not None and (changes or {}).get(c.chunk_index):  # changed_only: the sentence
+        start, end = c.focus if c.focus[1] - c.focus[0] <= SNIPPET_CHARS else snippet(
+            text, [], c.focus)
     return ContentItem(
         chunk_id=c.chunk_id, chunk_index=c.chunk_index, text=text, page=c.payload.get(PAGE),
         literal_spans=[LiteralSpan(**s) for s in spans],  # type: ignore[arg-type]
