@@ -99,8 +99,9 @@ def best_stored_sentences(texts: Sequence[str],
                           spans: Sequence[Sequence[tuple[int, int]] | None] | None = None
                           ) -> list[tuple[int, int] | None]:
     """For each text, the sentence closest to the query by its stored sentence vectors (one
-    per app/store/payload.sentence_passages, in order, as ingestion made them), or None where
-    none are stored or they do not line up with the text's sentences: no model, no budget."""
+    per sentence the chunk kept, app/domain/sentences.py, in order, as ingestion made them),
+    or None where none are stored or they do not line up with the text's sentences (``spans``:
+    each text's sentences as kept with it): no model, no budget."""
     query = np.asarray(query_vector, dtype=np.float32)
     out: list[tuple[int, int] | None] = []
     for k, (text, vectors) in enumerate(zip(texts, stored, strict=True)):

@@ -50,7 +50,8 @@ class ChunkPoint:
     dense: list[float] | None
     sparse: SparseVec
     payload: dict[str, Any]
-    # the chunk's sentence vectors (app/store/payload.sentence_passages), where it has any
+    # the chunk's sentence vectors (one per sentence kept with it, app/domain/sentences.py),
+    # where it has any
     sentences: list[list[float]] | None = None
 
 

@@ -73,7 +73,8 @@ def _box(text: str, x0: float, x1: float, top: float) -> dict:
 
 def test_boxes_are_read_column_by_column_and_cells_of_a_row_together() -> None:
     boxes = [_box("Title across the page\n", 50, 550, 40),
-             _box("left one\nleft two\n", 50, 280, 100), _box("right one\nright two\n", 320, 550, 100),
+             _box("left one\nleft two\n", 50, 280, 100),
+             _box("right one\nright two\n", 320, 550, 100),
              _box("left three\n", 50, 280, 200),
              _box("Footer across\n", 50, 550, 700)]
     cuts = [(285.0, 315.0)]
