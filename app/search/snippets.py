@@ -123,18 +123,18 @@ def best_sentences(texts: Sequence[str], query_vector: Sequence[float],
     """For each text, the sentence closest to the query by the dense model (one batch for all
     of them), or None where it has none to compare — or where the page's ``budget`` of
     sentences ran out before it (the texts come best row first)."""
-    spans: list[list[tuple[int, int]]] = []
+    compared: list[list[tuple[int, int]]] = []
     for k, text in enumerate(texts):
         found = sentences(text, spans=spans[k] if spans else None) if budget > 0 else []
         budget -= len(found)
-        spans.append(found if budget >= 0 else [])
-    flat = [t[a:b] for t, found in zip(texts, spans, strict=True) for a, b in found]
+        compared.append(found if budget >= 0 else [])
+    flat = [t[a:b] for t, found in zip(texts, compared, strict=True) for a, b in found]
     if not flat:
         return [None] * len(texts)
     similarity = cosines(flat, query_vector, embed)
     out: list[tuple[int, int] | None] = []
     at = 0
-    for found in spans:
+    for found in compared:
         if not found:
             out.append(None)
             continue

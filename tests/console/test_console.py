@@ -366,6 +366,9 @@ def test_changes_side_by_side_and_a_watch_with_its_matches(
     assert rows[0].startswith("changed") and "12,000 EUR" in rows[0] and "24,000 EUR" in rows[0]
     assert rows[1].startswith("added") and "Audits are yearly." in rows[1]
     assert "Retainer" in rows[0]  # where each side stands: its heading
+    # the changed words marked on each side, the amounts whole
+    assert page.locator("#changes tbody tr").first.locator("mark").all_inner_texts() == [
+        "12,000", "24,000"]
 
     page.get_by_role("button", name="Watches").click()
     page.locator('#watches[data-state="done"]').wait_for()

@@ -1,6 +1,7 @@
 """Reading order of PDF pages in columns (ingest/extract/columns.py), on PDFs drawn with
 reportlab: two and three columns read one by one, a title across the page where it stands,
-a one-column page exactly as pdfplumber reads it."""
+a one-column page as pdfplumber reads it with its wrapped lines joined (a paragraph a block,
+ingest/extract/reflow.py)."""
 
 from __future__ import annotations
 
@@ -48,8 +49,9 @@ def _flat(text: str) -> str:
 def test_columns_are_read_one_after_the_other(columns: list[str]) -> None:
     title = "Federal Register Vol. 89 Proposed Rules for Small Carriers and Their Annual Filings"
     footer = "Page 12 of 40, printed in the Federal Register on the first of March 2024"
-    lines = extract("pdf", _page(columns, title, footer), "fr.pdf").blocks[0].text.split("\n")
+    lines = [b.text for b in extract("pdf", _page(columns, title, footer), "fr.pdf").blocks]
     assert (lines[0], lines[-1]) == (title, footer)  # across the page: where they stand
+    assert len(lines) == len(columns) + 2  # each column's wrapped lines one paragraph
     body = lines[1:-1]
     # no line mixes two columns: each is a piece of one column's text
     owner = [next(n for n, c in enumerate(columns) if _flat(line) in _flat(c * 2).replace(
@@ -58,13 +60,15 @@ def test_columns_are_read_one_after_the_other(columns: list[str]) -> None:
     assert set(owner) == set(range(len(columns)))
 
 
-def test_a_page_in_one_column_reads_as_pdfplumber_reads_it() -> None:
+def test_a_page_in_one_column_reads_as_pdfplumber_reads_it_its_lines_joined() -> None:
     import pdfplumber
 
     data = _page([LEFT + " " + MIDDLE])
     with pdfplumber.open(io.BytesIO(data)) as pdf:
         plain = pdf.pages[0].extract_text().strip()
-    assert extract("pdf", data, "one.pdf").blocks[0].text == plain
+    [block] = extract("pdf", data, "one.pdf").blocks
+    assert "\n" in plain and block.text == plain.replace("\n", " ")
+    assert (block.line_start, block.line_end) == (1, plain.count("\n") + 1)
 
 
 def test_gutters_need_words_on_both_sides_and_ignore_margins() -> None:
@@ -105,5 +109,6 @@ def _turned_table(angle: int) -> bytes:
 @pytest.mark.parametrize("angle", [90, -90])
 def test_a_table_turned_a_quarter_reads_a_row_a_line_in_order(angle: int) -> None:
     """It came out one cell a line, the rows reversed."""
-    text = extract("pdf", _turned_table(angle), "turned.pdf").blocks[0].text
-    assert text.split("\n") == [" ".join(row) for row in ROWS]
+    blocks = extract("pdf", _turned_table(angle), "turned.pdf").blocks
+    assert [b.text for b in blocks] == [" ".join(row) for row in ROWS]
+    assert [b.line_start for b in blocks] == [1, 2, 3, 4]

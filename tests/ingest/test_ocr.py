@@ -28,7 +28,8 @@ def test_tesseract_words_become_lines_and_paragraphs_with_their_confidence() -> 
     tsv = "\n".join([head] + [f"{lv}\t1\t{b}\t{p}\t{ln}\t1\t0\t0\t0\t0\t{c}\t{t}"
                               for lv, b, p, ln, c, t in rows])
     page = _from_tsv(tsv)
-    assert page.text == "Amount due\n$18,450.00\n\nKestrel"
+    # a paragraph's lines joined (ingest/extract/reflow.py): the amount stays with its label
+    assert page.text == "Amount due $18,450.00\n\nKestrel"
     assert page.confidence == pytest.approx((0.96 + 0.90 + 0.50 + 0.80) / 4)
 
 
@@ -38,8 +39,14 @@ def test_rapidocr_boxes_on_one_height_join_left_to_right() -> None:
 
     page = _from_boxes([box(300, 102, "due:", 0.9), box(100, 100, "Amount", 0.8),
                         box(100, 200, "Kestrel", 0.7)])
-    assert page.text == "Amount due:\nKestrel"
+    # 60 px between the lines, over half a line's 40: two paragraphs
+    assert page.text == "Amount due:\n\nKestrel"
     assert page.confidence == pytest.approx(0.8)
+    # 19 px, under half a line: one paragraph, its lines joined; 21 px: two
+    near = _from_boxes([box(100, 100, "Pay to IBAN IE70", 0.9), box(100, 159, "BOFI 9000", 0.9)])
+    assert near.text == "Pay to IBAN IE70 BOFI 9000"
+    far = _from_boxes([box(100, 100, "Pay to IBAN IE70", 0.9), box(100, 161, "BOFI 9000", 0.9)])
+    assert far.text == "Pay to IBAN IE70\n\nBOFI 9000"
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -120,15 +120,17 @@ def test_stored_sentence_vectors_pick_the_focus_without_a_model() -> None:
 
 def test_a_chunks_stored_sentences_are_all_of_them_up_to_the_bound() -> None:
     """Ingestion keeps every sentence (not the first 8 compared at query time), each behind
-    the prefix, up to MAX_STORED_SENTENCES; one sentence fewer than 12 characters is none."""
+    the prefix where embedded on its own, up to MAX_STORED_SENTENCES; one sentence fewer than
+    12 characters is none."""
     from app.domain.sentences import MAX_SENTENCES, MAX_STORED_SENTENCES
     from app.store.payload import sentence_passages
 
     ten = " ".join(f"Sentence number {i} is here." for i in range(10))
     assert len(sentences(ten)) == MAX_SENTENCES == 8
-    passages = sentence_passages("Title", ten)
+    kept = sentences(ten, MAX_STORED_SENTENCES)
+    passages = sentence_passages("Title", ten, kept)
     assert len(passages) == 10 and passages[9] == "Title\n\nSentence number 9 is here."
-    assert sentence_passages("", ten)[0] == "Sentence number 0 is here."
+    assert sentence_passages("", ten, kept)[0] == "Sentence number 0 is here."
     many = " ".join(f"Line {i:03d} is short." for i in range(MAX_STORED_SENTENCES + 1))
-    assert len(sentence_passages("T", many)) == MAX_STORED_SENTENCES == 64
-    assert sentence_passages("T", "Too short.") == []
+    assert len(sentences(many, MAX_STORED_SENTENCES)) == MAX_STORED_SENTENCES == 64
+    assert sentences("Too short.", MAX_STORED_SENTENCES) == []
