@@ -18,7 +18,7 @@ from bench.serving import scifact
 
 
 def main() -> None:
-    from app.domain.sentences import SENTENCE
+    from app.domain.sentences import split
     from app.models.loading import load_models
 
     parser = argparse.ArgumentParser(description=__doc__)
@@ -33,8 +33,7 @@ def main() -> None:
         title, _, text = markdown.partition("\n\n")
         title = title.removeprefix("# ")
         whole.append(f"{title}\n\n{text.strip()}")
-        sentences += [f"{title}\n\n{m.group(0).strip()}" for m in SENTENCE.finditer(text)
-                      if m.group(0).strip()]
+        sentences += [f"{title}\n\n{text[a:b]}" for a, b in split(text)]
     timings: dict[str, list[float]] = {"whole": [], "sentences": []}
     for _ in range(args.rounds):
         for name, texts in (("whole", whole), ("sentences", sentences)):

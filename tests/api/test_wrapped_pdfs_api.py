@@ -147,3 +147,24 @@ def test_a_wrapped_iban_has_its_entity_page_with_both_documents(svc: Service) ->
     assert r.status_code == 200, r.text
     assert {i["document_id"] for i in r.json()["items"]} == {"contract", "statement"}
 
+
+
+def test_each_chunk_keeps_its_sentences_as_found_once_at_ingestion(svc: Service) -> None:
+    from sqlalchemy import select
+
+    from app.domain.sentences import split
+    from app.registry.tables import Document
+    from app.store import ChunkFilter
+
+    with svc.runtime.sessions() as session:
+        client_id = session.scalars(select(Document.client_id).where(
+            Document.document_id == "contract")).one()
+    hits = svc.runtime.store.scroll(ChunkFilter(client_id=client_id, searchable_only=False,
+                                                document_ids=("contract",)))
+    assert len(hits) == 3  # a chunk a version
+    for hit in hits:
+        text, spans = hit.payload["text"], hit.payload["sentence_spans"]
+        assert spans == [x for span in split(text) for x in span]
+        assert [text[a:b] for a, b in zip(spans[::2], spans[1::2], strict=True)][:2] == [
+            "Service Agreement",
+            text[text.index("1. Fees."):text.index("78.") + 3]]  # the IBAN inside, whole
