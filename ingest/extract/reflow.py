@@ -36,6 +36,7 @@ MARKDOWN_STRUCTURE = re.compile(r"^\s*(?:#{1,6}\s|\||```|~~~|>|[-*_]{3,}\s*$)")
 HYPHENATED = re.compile(r"([^\W\d_]+)-$")
 CONTINUES = re.compile(r"^([^\W\d_]+)")
 SAME_LINE = 3.0  # points: boxes whose tops differ by less stand on one line
+LINE_MARGIN = 0.5  # of a line's height: pdfminer's default line_margin
 MARKER_CHARS = 3  # a one-line box this short before a paragraph's box is its bullet or number
 
 
@@ -168,9 +169,11 @@ def page_paragraphs(boxes: Sequence[dict[str, Any]], cuts: Sequence[tuple[float,
                     ) -> list[Paragraph]:
     """A page's paragraphs from pdfminer's text boxes (``box_order``): a box's lines joined,
     split where a line starts a list item; a row of boxes on one line joined cell by cell;
-    each with the page lines it covers."""
+    a box that continues the one above it (``continues``) joined to it; each with the page
+    lines it covers."""
     out: list[Paragraph] = []
     line = 1
+    above: dict[str, Any] | None = None  # the last row's box, where it was one box
     for row in box_order(boxes, cuts):
         lines = [_box_lines(box) for box in row]
         height = max((len(found) for found in lines), default=0)
@@ -180,8 +183,30 @@ def page_paragraphs(boxes: Sequence[dict[str, Any]], cuts: Sequence[tuple[float,
             text = " ".join(join_lines(found) for found in lines if found)
             out.append(Paragraph(text, line, line + height - 1))
         else:
-            for group in split_items(lines[0]):
-                out.append(Paragraph(join_lines([lines[0][i] for i in group]),
-                                     line + group[0], line + group[-1]))
+            groups = split_items(lines[0])
+            for k, group in enumerate(groups):
+                text = join_lines([lines[0][i] for i in group])
+                if k == 0 and out and above is not None and continues(above, row[0], out[-1].text,
+                                                                      text):
+                    out[-1] = Paragraph(join_lines([out[-1].text, text]), out[-1].line_start,
+                                        line + group[-1])
+                else:
+                    out.append(Paragraph(text, line + group[0], line + group[-1]))
+        above = row[-1]
         line += height
     return out
+
+
+def continues(above: dict[str, Any], box: dict[str, Any], before: str, text: str) -> bool:
+    """Whether ``box`` goes on with the paragraph of the box above it, which pdfminer keeps
+    apart only because their lines do not align (a first line indented, a hanging clause
+    number): under half a line's height between them (pdfminer's own ``line_margin``), side
+    by side across, the text above ending without a sentence's end and this one starting in
+    lower case."""
+    lines = max(len(_box_lines(above)), 1)
+    line_height = (above["bottom"] - above["top"]) / lines if "bottom" in above else 0.0
+    gap = box.get("top", 0.0) - above.get("bottom", box.get("top", 0.0))
+    return (0 < line_height and gap <= LINE_MARGIN * line_height
+            and box["x0"] < above["x1"] and above["x0"] < box["x1"]
+            and not before.rstrip().endswith((".", "!", "?", ":", ";"))
+            and text[:1].islower())

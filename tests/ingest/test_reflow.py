@@ -125,3 +125,44 @@ def test_a_real_two_column_paper_reads_as_paragraphs_in_column_order() -> None:
         assert all(ranges[k][1] + 1 == ranges[k + 1][0] for k in range(len(ranges) - 1))
     # a word hyphenated at a line's end and known comes back whole
     assert "give more conﬁdence to" in " ".join(b.text for b in extracted.blocks)
+
+
+def _lines_pdf(lines: list[tuple[float, float, str]]) -> bytes:
+    import io
+
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf)
+    for x, y, text in lines:
+        c.drawString(x, y, text)
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_a_paragraph_pdfminer_splits_only_by_alignment_is_joined_again() -> None:
+    """A hanging clause number and an indented first line: pdfminer keeps lines that do not
+    align in boxes of their own; the box continuing the one above is joined to it — under
+    half a line apart, the text above not ending a sentence, this one in lower case."""
+    blocks = extract_pdf(_lines_pdf([
+        (72, 700, "4."), (92, 700, "Audit. The buyer may audit the records of the supplier"),
+        (92, 686, "once a year, on thirty days notice."),  # 2 pt apart at 12 pt: joined
+        (100, 640, "An indented first line of a paragraph that wraps onto"),
+        (72, 626, "the next line at the margin, as Word writes it."),
+        (100, 580, "A sentence that ends here, on a line much longer than the next."),
+        (72, 566, "but this starts low."),  # the end said: apart
+        (100, 520, "A line without its end"),
+        (72, 506, "Capitalised next line."),  # upper case: apart
+        (100, 460, "Another line without its end"),
+        (72, 438, "lower case but ten points below."),  # over half a line: apart
+    ]), "clauses.pdf").blocks
+    assert [(b.text, b.line_start, b.line_end) for b in blocks] == [
+        ("4. Audit. The buyer may audit the records of the supplier once a year, on thirty "
+         "days notice.", 1, 2),
+        ("An indented first line of a paragraph that wraps onto the next line at the margin, "
+         "as Word writes it.", 3, 4),
+        ("A sentence that ends here, on a line much longer than the next.", 5, 5),
+        ("but this starts low.", 6, 6),
+        ("A line without its end", 7, 7), ("Capitalised next line.", 8, 8),
+        ("Another line without its end", 9, 9), ("lower case but ten points below.", 10, 10)]
