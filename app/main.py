@@ -76,10 +76,11 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
         key = ensure_first_client(settings, rt.sessions)
         if key:
             announce_first_key(key, settings.data_dir / INITIAL_KEY_FILE)
-        if not rt.store.sentence_vectors and settings.search.sentence_depth:
-            log.warning("the vector collection keeps no sentence vectors (made before them, or "
-                        "with EVIDENCE_QDRANT__SENTENCE_VECTORS=false): chunks are not scored "
-                        "by their best sentence; `evidence reindex` rebuilds it with them")
+        if (settings.qdrant.sentence_vectors and not rt.store.sentence_vectors
+                and settings.search.sentence_depth):
+            log.warning("EVIDENCE_QDRANT__SENTENCE_VECTORS is on but the vector collection "
+                        "was made without sentence vectors: chunks are not scored by their "
+                        "best sentence; `evidence reindex` rebuilds it with them")
         stop = threading.Event()
         thread = None
         if start_worker if start_worker is not None else settings.embedded_worker:

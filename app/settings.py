@@ -48,18 +48,21 @@ class QdrantSettings(_Group):
     # Points whose document, version and chunk index the lanes read from memory instead of
     # the engine's payload copy (app/store/identity.py); 0: always from the engine
     identity_cache: int = Field(IDENTITY_CACHE_POINTS, ge=0, le=10_000_000)
-    # A new collection stores each chunk's sentence vectors (a multivector, 16-bit floats), so
-    # the dense lane can score a chunk by its best sentence (search.sentence_depth) without
-    # embedding anything at query time. Costs ingestion ×1.8 the dense model's time and ~4×
-    # the dense vectors' storage (docs/BENCHMARKS.md). Fixed when a collection is made and
-    # recorded with it; an existing collection keeps what it was made with (`evidence reindex`
-    # into a new one to change it).
-    sentence_vectors: bool = True
-    # How the sentence vectors are made (ingest/embedding.py): "contextual" pools each
-    # sentence's tokens from the chunk's own forward pass (no second model pass); "separate"
-    # embeds each sentence again behind the chunk's title (the way before it; ×1.79 the
-    # ingestion time). docs/BENCHMARKS.md compares them on SciFact.
-    sentence_pooling: Literal["contextual", "separate"] = "contextual"
+    # A new collection may store each chunk's sentence vectors (a multivector, 16-bit
+    # floats), so the dense lane can score a chunk by its best sentence (search.sentence_depth)
+    # without embedding anything at query time. Off by default: made the way that helps
+    # (pooling "separate") they cost ingestion ×1.8 the dense model's time — below the
+    # project's speed goal of 0.75 × the embedder alone — and the way that costs nothing
+    # ("contextual") showed no gain (docs/BENCHMARKS.md, "Sentence vectors at the embedder's
+    # speed"). ~4.6× the dense vectors' storage. Fixed when a collection is made and recorded
+    # with it; an existing collection keeps what it was made with (`evidence reindex` into a
+    # new one to change it).
+    sentence_vectors: bool = False
+    # How they are made (ingest/embedding.py): "separate" embeds each sentence again behind
+    # the chunk's title (the short-query gain: +0.020 [+0.006, +0.036] on SciFact, one and two
+    # words); "contextual" pools each sentence's tokens from the chunk's own forward pass
+    # (late chunking: no second pass, no gain shown: +0.006 [−0.003, +0.016]).
+    sentence_pooling: Literal["contextual", "separate"] = "separate"
 
 
 class ModelSettings(_Group):

@@ -41,17 +41,17 @@ class EmbeddedBatch:
     sentence_spans: list[list[int]] = field(default_factory=list)
 
 
-# How a chunk's sentence vectors are made: "contextual" pools each sentence's token states
-# from the chunk's own forward pass (late chunking: no second pass of the model);
-# "separate" embeds each sentence again behind the chunk's title and headings (×1.79 the
-# ingestion time; docs/BENCHMARKS.md compares the two)
+# How a chunk's sentence vectors are made (app/settings.QdrantSettings.sentence_pooling):
+# "separate" embeds each sentence again behind the chunk's title and headings (×1.8 the
+# ingestion time); "contextual" pools each sentence's token states from the chunk's own
+# forward pass (late chunking: no second pass of the model). docs/BENCHMARKS.md compares them
 POOLINGS = ("contextual", "separate")
 
 
 class BatchEmbedder:
     def __init__(self, dense: DenseEncoder | None, sparse: SparseEncoder,
                  entities: EntityExtractor | None, *, sentences: bool = False,
-                 pooling: str = "contextual") -> None:
+                 pooling: str = "separate") -> None:
         self._dense, self._sparse, self._entities = dense, sparse, entities
         self._sentences = sentences and dense is not None
         # contextual pooling needs the encoder's token states (the fakes have none)

@@ -183,7 +183,7 @@ class ChildSpec:
     max_chunks: int
     entities: bool = True
     sentences: bool = False  # embed each chunk's sentences too (the collection keeps them)
-    pooling: str = "contextual"  # how (ingest/embedding.POOLINGS)
+    pooling: str = "separate"  # how (ingest/embedding.POOLINGS)
     niceness: int = 10
     ocr: OcrBounds = field(default_factory=OcrBounds)
 

@@ -68,7 +68,8 @@ def running_service(tmp_path: Path, models: LoadedModels, *, db_url: str | None 
         BatchEmbedder(models.dense, models.sparse,
                       EntityExtractor(models.spacy_path)
                       if entities and models.spacy_path else None,
-                      sentences=runtime.store.sentence_vectors)),
+                      sentences=runtime.store.sentence_vectors,
+                      pooling=settings.qdrant.sentence_pooling)),
         write_batch=settings.ingest.write_batch, keep_superseded=settings.ingest.keep_superseded,
         upload_settings=settings.ingest)
     worker = Worker(deps, settings.ingest, worker_id="test-worker")

@@ -83,7 +83,7 @@ def test_reindex_rebuilds_a_collection_scored_the_old_way(
     monkeypatch.setenv("EVIDENCE_QDRANT__SENTENCE_VECTORS", "false")  # as collections were
     get_settings.cache_clear()
     assert runner.invoke(app, ["ingest", str(folder)]).exit_code == 0
-    monkeypatch.delenv("EVIDENCE_QDRANT__SENTENCE_VECTORS")
+    monkeypatch.setenv("EVIDENCE_QDRANT__SENTENCE_VECTORS", "true")  # an operator's choice
     get_settings.cache_clear()
     qdrant = env / "data" / "qdrant"
     assert json.loads((qdrant / "collection.json").read_text())["sentence_vectors"] is False

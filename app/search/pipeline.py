@@ -84,6 +84,9 @@ class SearchOutcome:
 
 # Chunks holding an excluded word's terms read to find the versions holding the word itself
 EXCLUSION_DEPTH = 5000
+# Changed sentences a changed_only search embeds at query time where no vector is stored for
+# them (5–12 ms each, the serving process's query thread)
+CHANGED_SENTENCES = 16
 # Evidence chunks of one page matched by meaning alone whose snippet gets a focus sentence
 MAX_FOCUSED = 30
 _STEMMER = SnowballStemmer("english")  # the BM25 model's stemmer
@@ -236,31 +239,40 @@ class SearchEngine:
                 for v in versions]
 
     def changed_by_meaning(self, hit: VersionHit, changed: Sequence[ChangedPassage],
-                           query_vector: Sequence[float], floor: float
-                           ) -> list[ChangedPassage]:
-        """Those of a version's changed sentences whose stored sentence vector's cosine with
-        the query is at or over the dense lane's ``floor`` (none where the collection keeps
-        no sentence vectors, or a chunk's do not line up with its sentences)."""
-        if not self.store.sentence_vectors:
-            return []
+                           query_vector: Sequence[float], floor: float,
+                           budget: int = CHANGED_SENTENCES) -> list[ChangedPassage]:
+        """Those of a version's changed sentences whose vector's cosine with the query is at
+        or over the dense lane's ``floor``: the stored sentence vector where the collection
+        keeps them (and a chunk's line up with its sentences), else the sentence embedded
+        now — at most ``budget`` of them (the versions come best first)."""
         by_index = {c.chunk_index: c for c in hit.chunks}
-        chunks = list({p.chunk_index: by_index[p.chunk_index] for p in changed}.values())
-        full = self._read(chunks)
-        stored = self.store.vectors([c.point_id for c in chunks])
         query = np.asarray(query_vector, dtype=np.float32)
+        rows: dict[int, np.ndarray] = {}  # position in ``changed`` → the sentence's vector
+        if self.store.sentence_vectors:
+            chunks = list({p.chunk_index: by_index[p.chunk_index] for p in changed}.values())
+            full = self._read(chunks)
+            stored = self.store.vectors([c.point_id for c in chunks])
+            for k, p in enumerate(changed):
+                chunk = full.get(by_index[p.chunk_index].point_id, by_index[p.chunk_index])
+                text = chunk.payload.get(TEXT, "")
+                found = sentences(text, MAX_STORED_SENTENCES,
+                                  spans_of(text, chunk.payload.get(SENTENCE_SPANS)))
+                point = stored.get(chunk.point_id)
+                vectors = point.sentences if point is not None else None
+                if vectors and len(vectors) == len(found) and (p.start, p.end) in found:
+                    rows[k] = np.asarray(vectors[found.index((p.start, p.end))],
+                                         dtype=np.float32)
+        unstored = [k for k in range(len(changed)) if k not in rows][:max(budget, 0)]
+        if unstored and self.models.dense is not None:
+            embedded = self.models.dense.embed_documents([changed[k].text for k in unstored])
+            rows.update({k: np.asarray(v, dtype=np.float32)
+                         for k, v in zip(unstored, embedded, strict=True)})
         out = []
-        for p in changed:
-            chunk = full.get(by_index[p.chunk_index].point_id, by_index[p.chunk_index])
-            text = chunk.payload.get(TEXT, "")
-            found = sentences(text, MAX_STORED_SENTENCES,
-                              spans_of(text, chunk.payload.get(SENTENCE_SPANS)))
-            point = stored.get(chunk.point_id)
-            vectors = point.sentences if point is not None else None
-            if not vectors or len(vectors) != len(found) or (p.start, p.end) not in found:
+        for k, p in enumerate(changed):
+            if k not in rows:
                 continue
-            row = np.asarray(vectors[found.index((p.start, p.end))], dtype=np.float32)
-            norm = float(np.linalg.norm(row) * (np.linalg.norm(query) or 1.0)) or 1.0
-            if float(row @ query) / norm >= floor:
+            norm = float(np.linalg.norm(rows[k]) * (np.linalg.norm(query) or 1.0)) or 1.0
+            if float(rows[k] @ query) / norm >= floor:
                 out.append(p)
         return out
 

@@ -39,7 +39,13 @@ from app.search.metadata_lane import (
     rank_versions,
     version_fusion_score,
 )
-from app.search.pipeline import EXCLUSION_DEPTH, SearchEngine, SearchOutcome, SearchPlan
+from app.search.pipeline import (
+    CHANGED_SENTENCES,
+    EXCLUSION_DEPTH,
+    SearchEngine,
+    SearchOutcome,
+    SearchPlan,
+)
 from app.search.query_syntax import ParsedQuery, holds_phrases, parse_query
 from app.search.spans import literal_spans, query_terms
 from app.search.types import LaneFailure, LaneResult, VersionHit
@@ -321,6 +327,7 @@ class SearchService:
         dense = next((lane for lane in (outcome.trace.lanes if outcome else ())
                       if lane.lane == "dense"), None)
         vector = outcome.dense_vector if outcome is not None else None
+        budget = CHANGED_SENTENCES  # sentences embedded now, for the whole search
         kept, marks = [], {}
         for key, lanes in ranked[:CHANGED_DEPTH]:
             hit = by_content.get(key)
@@ -333,7 +340,9 @@ class SearchService:
                        if p.chunk_index in own]
             matched = [p for p in changed if literal_spans(p.text, terms)]
             if not matched and changed and vector is not None and dense is not None:
-                matched = self.engine.changed_by_meaning(hit, changed, vector, dense.floor)
+                matched = self.engine.changed_by_meaning(hit, changed, vector, dense.floor,
+                                                         budget)
+                budget -= len(changed)
             if matched:
                 kept.append((key, lanes))
                 first: dict[int, ChangedPassage] = {}

@@ -173,8 +173,7 @@ def test_sentence_scores_lift_a_chunk_that_answers_in_one_sentence(
         with caplog.at_level(logging.WARNING, logger="app.main"), running_service(
                 tmp_path / name, fake_models(), settings=settings) as svc:
             assert svc.runtime.store.sentence_vectors is stored
-            warned = [r for r in caplog.records if "keeps no sentence vectors" in r.message]
-            assert len(warned) == (1 if name == "unstored" else 0)  # only where depth asks
+            assert not [r for r in caplog.records if "sentence vectors" in r.message]
             caplog.clear()
             assert svc.http.get("/health").json()["sentence_vectors"] is stored
             for doc_id, text in docs.items():
@@ -186,6 +185,26 @@ def test_sentence_scores_lift_a_chunk_that_answers_in_one_sentence(
                             for r in body["results"]]
             lanes[name] = {lane["lane"]: lane["sentence_scored"]
                            for lane in body["meta"]["lanes"]}
+    # a collection made without them, opened by settings that ask for them, says how to get
+    # them (the default asks for none: no warning above)
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+    from app.runtime import build_runtime
+
+    made = make_settings(tmp_path / "made-without")
+    build_runtime(made, models=fake_models()).close()
+    asking = make_settings(tmp_path / "made-without")
+    asking.qdrant.sentence_vectors = True
+    runtime = build_runtime(asking, models=fake_models())
+    try:
+        with caplog.at_level(logging.WARNING, logger="app.main"), TestClient(
+                create_app(asking, runtime=runtime, start_worker=False)):
+            assert runtime.store.sentence_vectors is False
+        assert [r for r in caplog.records if "made without sentence vectors" in r.message
+                and "evidence reindex" in r.message]
+    finally:
+        runtime.close()
     assert [d for d, _ in firsts["off"]] == ["short", "long"]
     assert [d for d, _ in firsts["on"]] == ["long", "short"]
     assert firsts["unstored"] == firsts["off"]

@@ -45,11 +45,15 @@ def test_an_index_and_its_registry_move_to_a_server_and_answer_the_same(
         tmp_path: Path, db_url: str) -> None:
     models = fake_models()
     dump = tmp_path / "dump"
-    with running_service(tmp_path / "embedded", models) as svc:
+    from tests.conftest import make_settings
+
+    settings = make_settings(tmp_path / "embedded")
+    settings.qdrant.sentence_vectors = True  # they move too
+    with running_service(tmp_path / "embedded", models, settings=settings) as svc:
         for i, text in enumerate(TEXTS):
             svc.ingest(f"d{i}.txt", text, document_id=f"d{i}")
         svc.ingest("d0.txt", "budget report for project apollo, revised", document_id="d0")
-        assert svc.runtime.store.sentence_vectors  # the default for a new collection
+        assert svc.runtime.store.sentence_vectors
         before = _answers(svc.runtime.store, models, svc.runtime.sessions)
         assert before[0] and all(before)
         total = svc.runtime.store.count_all()  # v1 of d0 (hidden) moves too
