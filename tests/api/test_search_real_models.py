@@ -43,7 +43,12 @@ DOCS = {
 
 @pytest.fixture(scope="module")
 def svc(tmp_path_factory: pytest.TempPathFactory, real_models) -> Service:  # type: ignore[no-untyped-def]
-    with running_service(tmp_path_factory.mktemp("real"), real_models, entities=True) as s:
+    from tests.conftest import make_settings
+
+    tmp = tmp_path_factory.mktemp("real")
+    settings = make_settings(tmp)
+    settings.qdrant.sentence_vectors = True  # an operator's choice: the stored focus below
+    with running_service(tmp, real_models, entities=True, settings=settings) as s:
         for doc_id, (name, text) in DOCS.items():
             s.ingest(name, text, document_id=doc_id)
         s.ingest("report.pdf", pdf_bytes(["Quarterly overview.",
