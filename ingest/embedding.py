@@ -82,7 +82,7 @@ class BatchEmbedder:
         slices = range(0, len(texts), REPORT_EVERY)
         found = [self._splitter.submit(_split_all, raw_texts[start:start + REPORT_EVERY])
                  for start in slices]
-        dense = None
+        parts: list[np.ndarray] = []
         sentence_rows: list[np.ndarray] | None = [] if self._sentences else None
         spans: list[list[tuple[int, int]]] = []
         for start, future in zip(slices, found, strict=True):
@@ -92,13 +92,14 @@ class BatchEmbedder:
                 continue
             part, rows = self._vectors(texts[start:start + REPORT_EVERY],
                                        raw_texts[start:start + REPORT_EVERY], spans_now)
-            dense = part if dense is None else np.concatenate([dense, part])
+            parts.append(part)
             if sentence_rows is not None:
                 sentence_rows += rows
             if on_progress is not None:
                 on_progress(min(start + REPORT_EVERY, len(texts)))
-        if self._dense is not None and dense is None:
-            dense = self._dense.embed_documents(texts)
+        dense = None
+        if self._dense is not None:
+            dense = np.concatenate(parts) if parts else self._dense.embed_documents(texts)
         embed_s = time.perf_counter() - t0  # the dense model's wall time (BM25 runs beside it)
         sparse, entities, keys, entities_s = side.result()
         return EmbeddedBatch(dense=dense, sparse=sparse, entities=entities,
