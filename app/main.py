@@ -62,6 +62,22 @@ def app_from_environment() -> FastAPI:
     return create_app(settings)
 
 
+def chunks_without_sentences(rt: Runtime) -> bool:
+    """Whether the collection holds chunks stored before ingestion kept each chunk's sentences
+    (payload ``sentence_spans``): one chunk of the first client holding any, read once."""
+    from app.registry.clients import list_clients
+    from app.store import ChunkFilter
+    from app.store.payload import SENTENCE_SPANS
+
+    with rt.sessions() as session:
+        clients = [c.id for c in list_clients(session)]
+    for client_id in clients:
+        hits = rt.store.scroll(ChunkFilter(client_id=client_id, searchable_only=False), limit=1)
+        if hits:
+            return SENTENCE_SPANS not in hits[0].payload
+    return False
+
+
 def create_app(settings: Settings, runtime: Runtime | None = None,
                start_worker: bool | None = None) -> FastAPI:
     """The API. Tests pass a prepared ``runtime`` (fakes, temp dirs) and may keep the worker off."""
@@ -76,6 +92,10 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
         key = ensure_first_client(settings, rt.sessions)
         if key:
             announce_first_key(key, settings.data_dir / INITIAL_KEY_FILE)
+        if chunks_without_sentences(rt):
+            log.warning("chunks stored before their sentences were kept with them: snippets "
+                        "and changes find each chunk's sentences at query time (slower) until "
+                        "`evidence reindex` keeps them")
         if (settings.qdrant.sentence_vectors and not rt.store.sentence_vectors
                 and settings.search.sentence_depth):
             log.warning("EVIDENCE_QDRANT__SENTENCE_VECTORS is on but the vector collection "

@@ -73,9 +73,11 @@ class SyntheticCorpus:
         """ChunkPoints d0:0 … as the ingestion worker writes them, published."""
         import numpy as np
 
+        from app.domain.sentences import flat_spans, split
         from app.store import ChunkPoint
         from app.store.base import SEARCHABLE, point_id
 
+        spans = [flat_spans(split(text)) for text in self.texts]  # kept as ingestion keeps them
         rng = np.random.default_rng(7)
         for i in range(size):
             base = i % len(self.texts)
@@ -88,7 +90,7 @@ class SyntheticCorpus:
                     "chunk_id": f"{doc}:{idx}", "chunk_index": idx, "text": self.texts[base],
                     "title": "", "heading_path": [], "page": None, "line_start": None,
                     "line_end": None, "kind": "md", "source": "bench", "entities": {},
-                    "visibility": SEARCHABLE})
+                    "sentence_spans": spans[base], "visibility": SEARCHABLE})
 
 
 def upsert_all(store, points, batch: int = 1000) -> None:  # type: ignore[no-untyped-def]

@@ -168,3 +168,29 @@ def test_each_chunk_keeps_its_sentences_as_found_once_at_ingestion(svc: Service)
         assert [text[a:b] for a, b in zip(spans[::2], spans[1::2], strict=True)][:2] == [
             "Service Agreement",
             text[text.index("1. Fees."):text.index("78.") + 3]]  # the IBAN inside, whole
+
+
+def test_a_collection_with_chunks_stored_before_sentences_were_kept_is_told(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """app/main.chunks_without_sentences: false for chunks ingested now, true once a chunk
+    written the old way (no ``sentence_spans``) is what the engine holds first."""
+    from sqlalchemy import select
+
+    from app.main import chunks_without_sentences
+    from app.registry.tables import Client
+    from app.store import ChunkFilter, ChunkPoint
+    from app.store.base import SEARCHABLE, point_id
+
+    with running_service(tmp_path_factory.mktemp("old"), fake_models()) as s:
+        assert chunks_without_sentences(s.runtime) is False  # nothing stored
+        s.ingest("note.txt", "A note that is long enough to be a sentence.", document_id="n")
+        assert chunks_without_sentences(s.runtime) is False
+        with s.runtime.sessions() as session:
+            client_id = session.scalars(select(Client.id)).first()
+        [hit] = s.runtime.store.scroll(ChunkFilter(client_id=client_id))
+        old = {k: v for k, v in hit.payload.items() if k != "sentence_spans"}
+        s.runtime.store.upsert([ChunkPoint(
+            id=point_id(client_id, "n", old["version_id"], 0), dense=[0.1] * 384,
+            sparse=s.runtime.models.sparse.embed_documents(["note"])[0],
+            payload={**old, "visibility": SEARCHABLE})])
+        assert chunks_without_sentences(s.runtime) is True
