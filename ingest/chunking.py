@@ -19,7 +19,7 @@ from itertools import groupby
 from llama_index.core.node_parser import SentenceSplitter
 
 from app.domain.errors import ExtractionError
-from app.store.payload import passage_prefix
+from app.store.payload import COLUMN_SEPARATOR, passage_prefix
 from ingest.extract.types import Block, ExtractedText
 
 SECTION_SEPARATOR = "\n\n"
@@ -30,6 +30,10 @@ SECTION_SEPARATOR = "\n\n"
 # overlap: a window's last chunk is dropped and the next window starts where it started, so
 # no runt is cut at a window's edge and every boundary keeps the splitter's overlap.
 WINDOW_CHARS = 32_000
+# A table's header line repeated at the head of each chunk of its rows takes at most this
+# share of the chunk (a quarter: three quarters left for the rows), cut after a column
+HEADER_SHARE = 0.25
+CUT_MARK = " …"
 
 
 class TooManyChunks(ExtractionError):
@@ -116,6 +120,38 @@ class Chunker:
                 k -= 1
             i = k
 
+    def _bounded(self, header: str | None) -> str | None:
+        """A table's header line as each chunk of its rows repeats it, at most
+        ``HEADER_SHARE`` of the chunk's tokens: a wide export's header (600 columns) is cut
+        after the last column that fits, " …" saying so, so rows still fit beside it (it made
+        the whole table fail: a header longer than a chunk)."""
+        limit = int(self.size * HEADER_SHARE)
+        if not header or len(self._count(header)) <= limit:
+            return header
+        columns = header.split(COLUMN_SEPARATOR)
+
+        def fits(text: str) -> bool:
+            return len(self._count(f"{text}{CUT_MARK}")) <= limit
+
+        low, high = 0, len(columns)  # the most columns that fit: binary search
+        while low < high:
+            middle = (low + high + 1) // 2
+            if fits(COLUMN_SEPARATOR.join(columns[:middle])):
+                low = middle
+            else:
+                high = middle - 1
+        if low:
+            return COLUMN_SEPARATOR.join(columns[:low]) + CUT_MARK
+        first = columns[0]  # one column over the bound alone: cut within it
+        low, high = 0, len(first)
+        while low < high:
+            middle = (low + high + 1) // 2
+            if fits(first[:middle]):
+                low = middle
+            else:
+                high = middle - 1
+        return first[:low] + CUT_MARK
+
     def _split(self, section: str, prefix: str,
                size: int = WINDOW_CHARS) -> Iterator[tuple[int, str]]:
         """(offset of the piece in the section, piece), window by window, lazily: the chunk
@@ -155,7 +191,7 @@ class Chunker:
             section, spans = _join(blocks)
             starts, ends = [s for s, _ in spans], [e for _, e in spans]
             prefix = passage_prefix(extracted.title, headings)
-            header = blocks[0].header if rows else None
+            header = self._bounded(blocks[0].header) if rows else None
             pieces = (self._pack_rows(section, spans, prefix, header) if rows
                       else self._split(section, prefix))
             for start, piece in pieces:

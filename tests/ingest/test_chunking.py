@@ -122,3 +122,44 @@ def test_windows_overlap_so_a_long_section_chunks_as_if_it_were_split_whole() ->
         overlap = text[after.char_start:before.char_end]
         assert 0 < len(whitespace_tokens(overlap)) <= 50
         assert text[after.char_start:after.char_end] == after.text
+
+
+def _table(header: str, rows: list[str]) -> ExtractedText:
+    return ExtractedText(blocks=[Block(text=row, line_start=i + 2, line_end=i + 2, row=True,
+                                       header=header) for i, row in enumerate(rows)])
+
+
+def test_a_table_header_is_cut_after_the_last_column_within_a_quarter_chunk() -> None:
+    """Both sides of the bound (a quarter of 40 tokens = 10, whitespace tokens): a header of
+    10 tokens is repeated whole; of 11, cut after the last column that fits with " …"."""
+    chunker = Chunker(whitespace_tokens, chunk_size=40, chunk_overlap=0)
+    whole = "Columns: a | b | c | d | e"
+    assert len(whitespace_tokens(whole)) == 10 and len(whitespace_tokens(whole + " f")) == 11
+    [chunk] = chunker.chunk(_table(whole, ["1 | 2 | 3 | 4 | 5"]))
+    assert chunk.text.split("\n")[0] == "Columns: a | b | c | d | e"
+    [chunk] = chunker.chunk(_table(whole + " f", ["1 | 2 | 3 | 4 | 5"]))
+    assert chunk.text.split("\n")[0] == "Columns: a | b | c | d …"  # 9 tokens with the mark
+    # one column alone over the bound is cut within it
+    [chunk] = chunker.chunk(_table("Columns: " + " ".join("w" * 30), ["1"]))
+    assert chunk.text.split("\n")[0].endswith(" …")
+    assert len(whitespace_tokens(chunk.text.split("\n")[0])) <= 10
+
+
+def test_a_real_wide_export_is_indexed_its_chunks_within_the_model(real_models) -> None:  # type: ignore[no-untyped-def]
+    """Unstructured's csv-with-long-lines.csv (tests/fixtures/csv/README.md): an 8,227-character
+    header made the whole file fail ("Metadata length … is longer than chunk size")."""
+    from pathlib import Path
+
+    from ingest.extract import extract
+
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "csv" / "csv-with-long-lines.csv"
+    extracted = extract("csv", path.read_bytes(), "wide.csv")
+    assert len(extracted.blocks[0].header or "") > 8000
+    chunks = Chunker(real_models.count_tokens).chunk(extracted, "wide.csv")
+    assert len(chunks) > 10
+    assert max(len(real_models.count_tokens(c.text)) for c in chunks) <= 512
+    head = chunks[0].text.split("\n")[0]
+    assert head.startswith("Columns: SpearmanCorrelationCoefficient | 1Freq")
+    assert head.endswith(" …") and len(real_models.count_tokens(head)) <= 128
+    every = "\n".join(c.text for c in chunks)
+    assert "-0.285021097" in every and "XRCC4" not in head  # the cells kept, the tail cut
