@@ -33,7 +33,12 @@ from app.search.lanes import LANE_FIELDS, dense_lane, entity_lane, hydrate, spar
 from app.search.query_syntax import folded_words, holds_phrase, holds_phrases
 from app.search.rerank import rerank as rerank_stage
 from app.search.rerank import rerank_depth
-from app.search.snippets import best_sentences, best_stored_sentences, word_focus
+from app.search.snippets import (
+    best_sentences,
+    best_stored_sentences,
+    row_cosines,
+    word_focus,
+)
 from app.search.spans import literal_spans
 from app.search.types import Candidate, LaneResult, Trace, VersionHit
 from app.settings import SearchSettings
@@ -246,7 +251,6 @@ class SearchEngine:
         keeps them (and a chunk's line up with its sentences), else the sentence embedded
         now — at most ``budget`` of them (the versions come best first)."""
         by_index = {c.chunk_index: c for c in hit.chunks}
-        query = np.asarray(query_vector, dtype=np.float32)
         rows: dict[int, np.ndarray] = {}  # position in ``changed`` → the sentence's vector
         if self.store.sentence_vectors:
             chunks = list({p.chunk_index: by_index[p.chunk_index] for p in changed}.values())
@@ -267,14 +271,9 @@ class SearchEngine:
             embedded = self.models.dense.embed_documents([changed[k].text for k in unstored])
             rows.update({k: np.asarray(v, dtype=np.float32)
                          for k, v in zip(unstored, embedded, strict=True)})
-        out = []
-        for k, p in enumerate(changed):
-            if k not in rows:
-                continue
-            norm = float(np.linalg.norm(rows[k]) * (np.linalg.norm(query) or 1.0)) or 1.0
-            if float(rows[k] @ query) / norm >= floor:
-                out.append(p)
-        return out
+        held = sorted(rows)
+        scores = row_cosines([rows[k] for k in held], query_vector) if held else []
+        return [changed[k] for k, score in zip(held, scores, strict=True) if score >= floor]
 
     def with_pool_texts(self, versions: list[VersionHit]) -> list[VersionHit]:
         """The versions with the full payloads of the chunks their evidence is chosen from

@@ -224,10 +224,11 @@ class SearchService:
         else:
             ranked = fuse_versions(content_ranks, metadata_ranks, content_scores={
                 key: hit.best.fused for key, hit in by_content.items()})
+        terms = query_terms(words)
         changed: dict[VersionKey, dict[int, ChangedPassage]] = {}
         if query.changed_only:
             ranked, changed = self._changed_only(session, client_id, ranked, by_content,
-                                                 query_terms(words), outcome)
+                                                 terms, outcome)
         cut = None
         if query.autocut:
             scores = [_version_score(query.scope, key, lanes, by_content, by_metadata)
@@ -253,7 +254,6 @@ class SearchService:
         if query.changed_only:  # evidence from the changed chunks only, each marked
             shown = [only_changed(hit, changed.get((hit.document_id, hit.version_id), {}))
                      for hit in shown]
-        terms = query_terms(words)
         if terms:  # evidence chosen to cover the query's words: the pool's texts first
             shown = self.engine.with_pool_texts(shown)
         shown = self.engine.with_texts(with_evidence(shown, terms))

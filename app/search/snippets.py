@@ -84,13 +84,19 @@ def snippet(text: str, spans: Sequence[tuple[int, int, str]],
     return _widen(text, start, end, width)
 
 
+def row_cosines(rows: Sequence[Sequence[float]] | np.ndarray,
+                query_vector: Sequence[float]) -> np.ndarray:
+    """Each row's cosine with the query (a zero row: 0)."""
+    matrix = np.asarray(rows, dtype=np.float32)
+    query = np.asarray(query_vector, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(query) or 1.0)
+    return matrix @ query / np.where(norms == 0, 1.0, norms)
+
+
 def cosines(texts: list[str], query_vector: Sequence[float],
             embed: Callable[[list[str]], np.ndarray]) -> np.ndarray:
     """Each text's cosine with the query, the texts embedded in one batch."""
-    vectors = np.asarray(embed(texts), dtype=np.float32)
-    query = np.asarray(query_vector, dtype=np.float32)
-    norms = np.linalg.norm(vectors, axis=1) * (np.linalg.norm(query) or 1.0)
-    return vectors @ query / np.where(norms == 0, 1.0, norms)
+    return row_cosines(embed(texts), query_vector)
 
 
 def best_stored_sentences(texts: Sequence[str],
@@ -102,16 +108,13 @@ def best_stored_sentences(texts: Sequence[str],
     per sentence the chunk kept, app/domain/sentences.py, in order, as ingestion made them),
     or None where none are stored or they do not line up with the text's sentences (``spans``:
     each text's sentences as kept with it): no model, no budget."""
-    query = np.asarray(query_vector, dtype=np.float32)
     out: list[tuple[int, int] | None] = []
     for k, (text, vectors) in enumerate(zip(texts, stored, strict=True)):
         found = sentences(text, MAX_STORED_SENTENCES, spans[k] if spans else None)
         if not vectors or len(vectors) != len(found):
             out.append(None)
             continue
-        matrix = np.asarray(vectors, dtype=np.float32)
-        norms = np.linalg.norm(matrix, axis=1)
-        out.append(found[int(np.argmax(matrix @ query / np.where(norms == 0, 1.0, norms)))])
+        out.append(found[int(np.argmax(row_cosines(vectors, query_vector)))])
     return out
 
 
