@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from app.domain.charsets import looks_like_text
 from app.domain.errors import BadRequest, PayloadTooLarge, UnsupportedMediaType
 from app.domain.formats import IMAGE_MAGIC, LABELS, OLE_MAGIC, SUPPORTED, TEXT_KINDS, ZIP_KINDS
 from app.domain.limits import (
@@ -125,17 +126,6 @@ def encrypted_office(content: bytes) -> bool:
         return False
 
 
-def utf16_text(head: bytes) -> bool:
-    """Text saved as UTF-16 with its byte-order mark (Windows' "Unicode"), which decodes."""
-    if not head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return False
-    try:
-        head[:len(head) - len(head) % 2].decode("utf-16")
-    except UnicodeDecodeError as exc:
-        return exc.start >= len(head) - 4  # a pair cut at the sample's end
-    return True
-
-
 def sniff(kind: str, content: bytes, filename: str) -> None:
     """Refuse bytes that contradict the file's extension (415 FILE_CONTENT_MISMATCH), so an
     executable named .md or an image named .txt is never indexed as junk text."""
@@ -160,10 +150,12 @@ def sniff(kind: str, content: bytes, filename: str) -> None:
         assert kind in TEXT_KINDS, kind
         found = next((what for magic, what in BINARY_MAGIC.items() if head.startswith(magic)),
                      None)
-        if found is None and not utf16_text(head) and b"\x00" in head:
-            found = "binary data (NUL bytes, and no UTF-16 byte-order mark)"
-        if found is None and not utf16_text(head) and _looks_binary(head):
-            found = "binary data (neither UTF-8 nor Latin-1 text: control bytes throughout)"
+        # text in any charset passes (UTF-16 without a mark, Shift_JIS, windows-1251:
+        # app/domain/charsets.py); Latin-1-like bytes with few control bytes pass as before
+        if found is None and (b"\x00" in head or _looks_binary(head)) \
+                and not looks_like_text(head):
+            found = ("binary data (NUL or control bytes throughout, and no charset reads "
+                     "it as text)")
         ok = found is None
     if not ok:
         expected = LABELS.get(kind, kind)

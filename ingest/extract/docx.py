@@ -1,12 +1,30 @@
-"""DOCX with python-docx: paragraphs and tables in body order, under their Title and Heading
-styles (the Title heads every heading path)."""
+"""DOCX as Word holds it: the body read from its XML in order — paragraphs, tables (nested
+ones in their cell), content controls, text boxes, SmartArt, altChunk parts — under their Title
+and Heading styles, then the headers and footers, footnotes, endnotes and comments.
+
+Why from the XML: python-docx's object model stops at the first table with an irregular grid
+("no `tc` element at grid_offset=1" lost a whole file), and never reaches nested tables,
+block-level content controls (``w:sdt``), text boxes (``w:txbxContent``) or imported parts
+(``w:altChunk``). python-docx still opens the package (its parts and relationships); the
+walk below reads their XML. One element that cannot be read costs only itself: a warning
+names it and the rest is published.
+"""
 
 from __future__ import annotations
 
 import io
 import zipfile
+from collections.abc import Iterator
+from typing import Any
 
 from app.domain.errors import ExtractionError
+from ingest.extract.ooxml import (
+    DIAGRAM_DATA,
+    R_NS,
+    diagram_paragraphs,
+    drawing_paragraphs,
+    parse_part,
+)
 from ingest.extract.types import Block, ExtractedText
 
 # What a DOCX may unzip to, read from the ZIP directory before anything is inflated: a few
@@ -14,6 +32,38 @@ from ingest.extract.types import Block, ExtractedText
 # never read past their declared size, so the directory bounds what parsing will see.
 MAX_UNZIPPED_BYTES = 256 * 1024 * 1024
 MAX_BODY_XML_BYTES = 32 * 1024 * 1024  # word/document.xml: lxml holds it whole as a tree
+# an altChunk holds a whole HTML page or e-mail (MHT): read through those extractors, bounded
+MAX_ALT_CHUNK_BYTES = 16 * 1024 * 1024
+# how deep tables, text boxes and content controls may nest before the rest is skipped with a
+# warning (Word itself nests a few levels; a crafted file could nest thousands)
+MAX_NESTING = 32
+
+W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+MC = "http://schemas.openxmlformats.org/markup-compatibility/2006"
+DGM = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
+WPS_TXBX = "http://schemas.microsoft.com/office/word/2010/wordprocessingShape"
+REL = R_NS.rsplit("/", 1)[0] + "/relationships/"
+
+
+def w(tag: str) -> str:
+    return f"{{{W}}}{tag}"
+
+
+P, TBL, TR, TC, SDT, SDT_CONTENT = w("p"), w("tbl"), w("tr"), w("tc"), w("sdt"), w("sdtContent")
+CUSTOM_XML, SMART_TAG, ALT_CHUNK, TXBX = (w("customXml"), w("smartTag"), w("altChunk"),
+                                          w("txbxContent"))
+T, TAB, BR, CR, NB_HYPHEN = w("t"), w("tab"), w("br"), w("cr"), w("noBreakHyphen")
+PTAB, FOOTNOTE, ENDNOTE, COMMENT = w("ptab"), w("footnote"), w("endnote"), w("comment")
+MATH_T = "{http://schemas.openxmlformats.org/officeDocument/2006/math}t"
+FALLBACK = f"{{{MC}}}Fallback"
+DGM_REL_IDS = f"{{{DGM}}}relIds"
+# containers whose children are block-level content as a body's are
+BLOCK_WRAPPERS = frozenset({SDT, SDT_CONTENT, CUSTOM_XML, SMART_TAG})
+# inside a paragraph: never its own text (moved-from text is shown again where it moved to;
+# a text box is read as blocks of its own, after its paragraph; a Fallback repeats its Choice)
+SKIPPED_IN_RUNS = frozenset({TXBX, FALLBACK, w("moveFrom"), w("del"), w("pPr"), w("rPr")})
+# the separator notes Word keeps in footnotes.xml (ids -1 and 0, or typed)
+NOTE_SEPARATORS = frozenset({"separator", "continuationSeparator", "continuationNotice"})
 
 
 def check_unzipped_size(content: bytes, filename: str, kind: str = "docx") -> None:
@@ -36,10 +86,253 @@ def check_unzipped_size(content: bytes, filename: str, kind: str = "docx") -> No
             code=f"{label}_TOO_LARGE")
 
 
+class _Walker:
+    """Reads one part's block-level XML into Blocks, under the heading path it keeps."""
+
+    def __init__(self, part: Any, styles: dict[str, str], filename: str) -> None:
+        self.part, self.styles, self.filename = part, styles, filename
+        self.blocks: list[Block] = []
+        self.warnings: list[str] = []
+        self.unread = 0
+        self.headings: list[tuple[int, str]] = []
+        self.styled_title: str | None = None
+        self.first_heading: str | None = None
+        self._heading_empty = False  # the last heading has had no text under it yet
+        self._tables = 0
+
+    # -- blocks ---------------------------------------------------------------------------
+    def walk(self, container: Any, depth: int = 0) -> None:
+        for child in container:
+            self.element(child, depth)
+
+    def element(self, child: Any, depth: int) -> None:
+        if depth > MAX_NESTING:
+            self._skip("content nested too deep", None)
+            return
+        tag = child.tag
+        try:
+            if tag == P:
+                self.paragraph(child, depth)
+            elif tag == TBL:
+                self._tables += 1
+                self.table(child, depth)
+            elif tag in BLOCK_WRAPPERS:
+                self.walk(child, depth + 1)
+            elif tag == ALT_CHUNK:
+                self.alt_chunk(child)
+        except Exception as exc:  # noqa: BLE001 — one element costs only itself
+            what = f"table {self._tables}" if tag == TBL else local_name(tag)
+            self._skip(what, exc)
+
+    def _skip(self, what: str, exc: Exception | None) -> None:
+        self.unread += 1
+        why = f" ({type(exc).__name__}: {str(exc)[:120]})" if exc is not None else ""
+        self.warnings.append(f"{what} could not be read and was left out{why}")
+
+    def add(self, text: str) -> None:
+        text = text.strip()
+        if text:
+            self.blocks.append(Block(text=text, heading_path=tuple(h[1] for h in self.headings)))
+            self._heading_empty = False
+
+    def paragraph(self, element: Any, depth: int) -> None:
+        text = paragraph_text(element)
+        style = self.styles.get(paragraph_style(element), "")
+        if text.strip() and style == "Title":  # above every Heading: it heads the whole path
+            self._flush_empty_heading()
+            self.styled_title = self.styled_title or text.strip()
+            self.headings = [(0, text.strip())]
+            self._heading_empty = True
+        elif text.strip() and style.startswith("Heading") and depth == 0:
+            self._flush_empty_heading()
+            digits = style.removeprefix("Heading").strip()
+            level = int(digits) if digits.isdigit() else 1
+            self.headings = [h for h in self.headings if h[0] < level] + [(level, text.strip())]
+            self.first_heading = self.first_heading or text.strip()
+            self._heading_empty = True
+        else:
+            self.add(text)
+        for extra in self.inline_extras(element, depth):
+            self.add(extra)
+
+    def _flush_empty_heading(self) -> None:
+        """A heading with nothing under it (the next heading follows at once, or the file
+        ends) is kept as a block of its own: its words are the document's too."""
+        if self._heading_empty and self.headings:
+            self.add(self.headings[-1][1])
+
+    def finish(self) -> None:
+        self._flush_empty_heading()
+
+    def inline_extras(self, element: Any, depth: int) -> Iterator[str]:
+        """Text a paragraph anchors but does not flow: its text boxes (the drawing's, never
+        the VML fallback that repeats it) and its SmartArt diagrams."""
+        for box in element.iter(TXBX):
+            if _inside(box, FALLBACK, element) or _inside(box, TXBX, element):
+                continue
+            inner = _Walker(self.part, self.styles, self.filename)
+            inner.walk(box, depth + 1)
+            self.warnings += inner.warnings
+            self.unread += inner.unread
+            yield "\n".join(b.text for b in inner.blocks)
+        for ids in element.iter(DGM_REL_IDS):
+            if _inside(ids, FALLBACK, element):
+                continue
+            rid = ids.get(f"{{{R_NS}}}dm")
+            related = self.part.related_parts.get(rid) if rid else None
+            if related is not None:
+                yield "\n".join(diagram_paragraphs(related.blob))
+
+    def table(self, element: Any, depth: int) -> None:
+        """A table one block, a row a line, cells joined by " | "; a table in a cell is that
+        cell's text (its rows joined by " / "), whatever the grid says."""
+        text = "\n".join(row for row in self.table_rows(element, depth) if row.strip(" |"))
+        self.add(text)
+
+    def table_rows(self, element: Any, depth: int) -> Iterator[str]:
+        for row in _children(element, TR):
+            yield " | ".join(self.cell_text(cell, depth) for cell in _children(row, TC))
+
+    def cell_text(self, cell: Any, depth: int) -> str:
+        inner = _Walker(self.part, self.styles, self.filename)
+        for child in cell:
+            if child.tag == TBL:  # a nested table: its rows on one line of the outer row
+                rows = [r for r in inner.table_rows(child, depth + 1) if r.strip(" |")]
+                inner.add(" / ".join(rows))
+            else:
+                inner.element(child, depth + 1)
+        self.warnings += inner.warnings
+        self.unread += inner.unread
+        return " ".join(b.text.replace("\n", " ") for b in inner.blocks)
+
+    def alt_chunk(self, element: Any) -> None:
+        """An imported part (``w:altChunk``): HTML, an MHT web archive or plain text that Word
+        shows inline, read through the HTML and text extractors."""
+        rid = element.get(f"{{{R_NS}}}id")
+        part = self.part.related_parts.get(rid) if rid else None
+        if part is None:
+            return
+        blob = part.blob
+        if len(blob) > MAX_ALT_CHUNK_BYTES:
+            self._skip(f"an imported part of {len(blob):,} bytes", None)
+            return
+        content_type = (part.content_type or "").lower()
+        name = str(part.partname).lower()
+        if "html" in content_type or name.endswith((".htm", ".html", ".xhtml")):
+            from ingest.extract.html import extract_html
+            texts = [b.text for b in extract_html(blob, name).blocks]
+        elif "rfc822" in content_type or name.endswith((".mht", ".mhtml")):
+            texts = _mht_texts(blob, name)
+        elif content_type.startswith("text/") or name.endswith(".txt"):
+            from ingest.extract.types import decode_text
+            texts = [decode_text(blob)]
+        else:
+            self._skip(f"an imported part of type {content_type or 'unknown'}", None)
+            return
+        for text in texts:
+            self.add(text)
+
+
+def _mht_texts(blob: bytes, name: str) -> list[str]:
+    """An MHT (MIME HTML) archive: its HTML part, else its plain-text part, as blocks."""
+    import email
+    from email import policy
+
+    from ingest.extract.html import extract_html
+
+    message = email.message_from_bytes(blob, policy=policy.default)
+    body = message.get_body(preferencelist=("html", "plain"))
+    if body is None:
+        return []
+    raw = body.get_payload(decode=True) or b""
+    if body.get_content_type() == "text/html":
+        charset = body.get_content_charset()
+        return [b.text for b in extract_html(raw, name, declared_charset=charset).blocks]
+    return [body.get_content()]
+
+
+def local_name(tag: Any) -> str:
+    return str(tag).rsplit("}", 1)[-1] if isinstance(tag, str) else "element"
+
+
+def _children(element: Any, tag: str) -> Iterator[Any]:
+    """``element``'s children of ``tag``, looking through content controls and custom XML
+    (a row or a cell may sit inside a ``w:sdt``)."""
+    for child in element:
+        if child.tag == tag:
+            yield child
+        elif child.tag in BLOCK_WRAPPERS:
+            yield from _children(child, tag)
+
+
+def _inside(node: Any, tag: str, stop: Any) -> bool:
+    """Whether ``node`` lies within a ``tag`` element below ``stop``."""
+    parent = node.getparent()
+    while parent is not None and parent is not stop:
+        if parent.tag == tag:
+            return True
+        parent = parent.getparent()
+    return False
+
+
+def paragraph_style(element: Any) -> str:
+    ppr = element.find(w("pPr"))
+    style = ppr.find(w("pStyle")) if ppr is not None else None
+    return style.get(w("val"), "") if style is not None else ""
+
+
+def paragraph_text(element: Any) -> str:
+    """A paragraph's text as Word shows it: runs in order, inserted text in, deleted and
+    moved-from text out, tabs as spaces, line breaks kept; text boxes read apart."""
+    parts: list[str] = []
+    stack = [iter(element)]
+    while stack:
+        node = next(stack[-1], None)
+        if node is None:
+            stack.pop()
+            continue
+        tag = node.tag
+        if not isinstance(tag, str) or tag in SKIPPED_IN_RUNS:
+            continue
+        if tag in (T, MATH_T):
+            parts.append(node.text or "")
+        elif tag in (TAB, PTAB):
+            parts.append(" ")
+        elif tag in (BR, CR):
+            parts.append("\n")
+        elif tag == NB_HYPHEN:
+            parts.append("-")
+        else:
+            stack.append(iter(node))
+    return "".join(parts)
+
+
+def _style_names(document: Any) -> dict[str, str]:
+    names: dict[str, str] = {}
+    try:
+        for style in document.styles:
+            if style.style_id:
+                names[style.style_id] = style.name or ""
+    except Exception:  # noqa: BLE001 — a broken styles part costs the headings only
+        pass
+    return names
+
+
+def _notes(part: Any, styles: dict[str, str], filename: str, tag: str,
+           heading: str) -> _Walker | None:
+    """Footnotes, endnotes or comments: each note's paragraphs under one heading."""
+    walker = _Walker(part, styles, filename)
+    walker.headings = [(0, heading)]
+    root = parse_part(part.blob)
+    for note in root.iter(tag):
+        if note.get(w("type")) in NOTE_SEPARATORS:
+            continue
+        walker.walk(note)
+    return walker if walker.blocks or walker.warnings else None
+
+
 def extract_docx(content: bytes, filename: str) -> ExtractedText:
     import docx
-    from docx.table import Table
-    from docx.text.paragraph import Paragraph
 
     check_unzipped_size(content, filename)
     try:
@@ -47,31 +340,53 @@ def extract_docx(content: bytes, filename: str) -> ExtractedText:
     except (zipfile.BadZipFile, KeyError, ValueError) as exc:
         raise ExtractionError(f"{filename} is not a readable DOCX file ({type(exc).__name__}); "
                               "it may be corrupt or an old .doc", code="DOCX_CORRUPT") from None
-    headings: list[tuple[int, str]] = []
-    styled_title = first_heading = None
-    blocks: list[Block] = []
-    for item in document.iter_inner_content():
-        if isinstance(item, Paragraph):
-            text = item.text.strip()
-            style = (item.style.name if item.style is not None else "") or ""
-            if not text:
+    styles = _style_names(document)
+    body = _Walker(document.part, styles, filename)
+    body.walk(document.element.body)
+    body.finish()
+    blocks, warnings, unread = list(body.blocks), list(body.warnings), body.unread
+    # headers and footers (each distinct text once: every section repeats its own), then the
+    # notes and comments, under headings that say where the words were
+    seen: set[str] = set()
+    for rel in document.part.rels.values():
+        if rel.is_external:
+            continue
+        kind = rel.reltype.rsplit("/", 1)[-1]
+        try:
+            if kind in ("header", "footer"):
+                walker = _Walker(rel.target_part, styles, filename)
+                walker.headings = [(0, "Page header" if kind == "header" else "Page footer")]
+                walker.walk(parse_part(rel.target_part.blob))
+                fresh = [b for b in walker.blocks if b.text not in seen]
+                seen.update(b.text for b in fresh)
+                part_blocks, part_warnings, part_unread = fresh, walker.warnings, walker.unread
+            elif kind in ("footnotes", "endnotes", "comments"):
+                tag = {"footnotes": FOOTNOTE, "endnotes": ENDNOTE, "comments": COMMENT}[kind]
+                walker = _notes(rel.target_part, styles, filename, tag, kind.capitalize())
+                if walker is None:
+                    continue
+                part_blocks, part_warnings, part_unread = (walker.blocks, walker.warnings,
+                                                           walker.unread)
+            else:
                 continue
-            if style == "Title":  # above every Heading: it heads the whole path
-                styled_title = styled_title or text
-                headings = [(0, text)]
-                continue
-            if style.startswith("Heading"):
-                digits = style.removeprefix("Heading").strip()
-                level = int(digits) if digits.isdigit() else 1
-                headings = [h for h in headings if h[0] < level] + [(level, text)]
-                first_heading = first_heading or text
-                continue
-            blocks.append(Block(text=text, heading_path=tuple(h[1] for h in headings)))
-        elif isinstance(item, Table):
-            rows = [" | ".join(cell.text.strip() for cell in row.cells) for row in item.rows]
-            text = "\n".join(r for r in rows if r.strip(" |"))
-            if text:
-                blocks.append(Block(text=text, heading_path=tuple(h[1] for h in headings)))
+        except Exception as exc:  # noqa: BLE001 — a broken part costs only itself
+            warnings.append(f"the {kind} part could not be read and was left out "
+                            f"({type(exc).__name__}: {str(exc)[:120]})")
+            unread += 1
+            continue
+        blocks += part_blocks
+        warnings += part_warnings
+        unread += part_unread
     # the Title style first, then the core properties, then the first heading
-    title = styled_title or (document.core_properties.title or "").strip() or first_heading
-    return ExtractedText(blocks=blocks, title=title or None)
+    try:
+        core_title = (document.core_properties.title or "").strip()
+    except Exception:  # noqa: BLE001 — unreadable properties cost the title only
+        core_title = ""
+    title = body.styled_title or core_title or body.first_heading
+    extracted = ExtractedText(blocks=blocks, title=title or None, warnings=warnings)
+    if unread:
+        extracted.quality["unread_elements"] = unread
+    return extracted
+
+
+__all__ = ["DIAGRAM_DATA", "check_unzipped_size", "extract_docx"]

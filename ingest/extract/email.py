@@ -153,17 +153,27 @@ def _extension(content_type: str) -> str:
 
 
 def _part_text(part: Any, filename: str, warnings: list[str]) -> str:
-    """A text part's text; one whose charset is unknown or wrong is read as UTF-8 with
-    replacements, and said so."""
-    try:
+    """A text part's text by its declared charset (8-bit Shift_JIS, ISO-2022-JP …); one
+    that declares none, or one it is not written in, by detection (app/domain/charsets.py),
+    said in a warning."""
+    from app.domain.charsets import decode
+
+    raw = part.get_payload(decode=True)
+    if not isinstance(raw, bytes):
         return part.get_content()
-    except (LookupError, UnicodeError):
-        warnings.append(f"the body of {filename} declares a charset it is not written in: "
-                        "read as UTF-8 with replacement characters")
-        return (part.get_payload(decode=True) or b"").decode("utf-8", "replace")
+    declared = part.get_param("charset")
+    decoded = decode(raw, declared if isinstance(declared, str) else None)
+    if decoded.warning and (declared or decoded.how in ("detected", "fallback")):
+        warnings.append(f"the body of {filename}: {decoded.warning}")
+    return decoded.text
 
 
 def extract_eml(content: bytes, filename: str) -> ExtractedText:
+    if content.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in content[:4096]:
+        # a whole message saved as UTF-16 or UTF-32 (Windows' "Unicode"): its text first
+        from app.domain.charsets import decode
+
+        content = decode(content).text.encode("utf-8")
     try:
         message = email.message_from_bytes(content, policy=email.policy.default)
     except Exception as exc:  # noqa: BLE001 - the parser is lenient; this is truly broken

@@ -7,6 +7,7 @@ from typing import Any
 
 from bs4 import BeautifulSoup
 
+from app.domain.charsets import html_declared_charset
 from ingest.extract.types import Block, ExtractedText, decode_text
 
 HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
@@ -31,8 +32,13 @@ def table_text(table: Any) -> str:
     return "\n".join(line for line in lines if line)
 
 
-def extract_html(content: bytes, filename: str) -> ExtractedText:
-    soup = BeautifulSoup(decode_text(content), "html.parser")
+def extract_html(content: bytes, filename: str,
+                 declared_charset: str | None = None) -> ExtractedText:
+    """``declared_charset``: what the container said (an e-mail part's, an MHT's); the page's
+    own ``<meta charset>`` wins over it, as in a browser."""
+    warnings: list[str] = []
+    declared = html_declared_charset(content) or declared_charset
+    soup = BeautifulSoup(decode_text(content, warnings, declared, web=True), "html.parser")
     for tag in soup(["script", "style", "noscript", "template"]):
         tag.decompose()
     title = soup.title.get_text(" ", strip=True) if soup.title else None
@@ -61,4 +67,4 @@ def extract_html(content: bytes, filename: str) -> ExtractedText:
             blocks.append(Block(text=text))
     if not title and headings:
         title = headings[0][1]
-    return ExtractedText(blocks=blocks, title=title or None)
+    return ExtractedText(blocks=blocks, title=title or None, warnings=warnings)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+import unicodedata
 from collections.abc import Callable
 from typing import Any
 
@@ -40,6 +41,18 @@ def needs_ocr(text: str, has_image: bool) -> bool:
     return has_image or bool(text.strip())
 
 
+# pdfminer writes a glyph it cannot map to a character as "(cid:N)": a number, never a word,
+# so never indexed; a ligature glyph ("ﬁ", "ﬀ") is its letters, as poppler writes it, or
+# "efficient" spelled "eﬃcient" is found by no query
+CID = re.compile(r"\(cid:\d+\)")
+LIGATURES = {code: unicodedata.normalize("NFKC", chr(code)) for code in range(0xFB00, 0xFB07)}
+
+
+def clean_glyphs(text: str) -> str:
+    """A text layer's words as written: ligatures spelled out, unmapped glyphs dropped."""
+    return CID.sub("", text).translate(LIGATURES)
+
+
 # the operators that show text (Tj, TJ, and ' or " after a string): a page without any has no
 # text layer, whatever fonts it declares or empty text objects it opens (reportlab opens one)
 SHOWS_TEXT = re.compile(rb"(?<![A-Za-z0-9])T[jJ](?![A-Za-z0-9])|[)\]]\s*['\"]")
@@ -72,7 +85,10 @@ def _check_ocr_pages(pdf: Any, filename: str, settings: OcrBounds) -> None:
     (a 2,000-page scan used to OCR 300 pages, ~6 minutes, before it failed)."""
     scans = 0
     for page in pdf.pages:
-        scans += image_only(page)
+        try:
+            scans += image_only(page)
+        except Exception:  # noqa: BLE001 — a page pdfminer cannot read is no scan to count
+            pass
         if scans > settings.max_pages:
             break
     if scans > settings.max_pages:
@@ -90,6 +106,74 @@ def _render(page: Any, settings: OcrBounds) -> Any:
     if pixels > settings.max_pixels:
         dpi = int(dpi * (settings.max_pixels / pixels) ** 0.5)
     return page.to_image(resolution=max(dpi, 36)).original
+
+
+class PdfiumPages:
+    """The second reader, for a page pdfminer cannot interpret (a colour space without its
+    component count, a broken font program): PDFium (pypdfium2, already pdfplumber's page
+    renderer) reads the page's text as poppler would, line by line, without pdfminer's
+    paragraphs. A page neither reads is left out with a warning; the file is still published.
+    """
+
+    def __init__(self, content: bytes, filename: str, warnings: list[str]) -> None:
+        self.content, self.filename, self.warnings = content, filename, warnings
+        self.read: list[int] = []  # pages PDFium read
+        self.unread = 0  # pages neither reader could read
+        self.page_count: int | None = None
+        self._document: Any = None
+
+    def _open(self) -> Any:
+        if self._document is None:
+            import pypdfium2
+
+            self._document = pypdfium2.PdfDocument(self.content)
+            self.page_count = len(self._document)
+        return self._document
+
+    def _text(self, number: int) -> str:
+        page = self._open()[number - 1]
+        try:
+            textpage = page.get_textpage()
+            try:
+                return str(textpage.get_text_range())
+            finally:
+                textpage.close()
+        finally:
+            page.close()
+
+    def page(self, number: int, cause: Exception) -> list[Block]:
+        why = f"{type(cause).__name__}: {str(cause)[:160]}"
+        try:
+            text = self._text(number)
+        except Exception as exc:  # noqa: BLE001
+            self.unread += 1
+            self.warnings.append(f"page {number} could not be read ({why}; PDFium: "
+                                 f"{type(exc).__name__}) and was left out")
+            return []
+        lines = [line.strip() for line in text.replace("\r\n", "\n").split("\n")]
+        lines = [line for line in lines if line]
+        self.read.append(number)
+        self.warnings.append(f"page {number} could not be laid out ({why}): its text was read "
+                             "line by line by PDFium, without paragraphs or columns")
+        if not lines:
+            return []
+        return [Block(text="\n".join(lines), page=number, line_start=1, line_end=len(lines))]
+
+    def rest(self, done: int, cause: Exception) -> list[Block]:
+        """The pages after ``done`` by PDFium, when pdfminer could not walk the document's
+        pages any further (its page tree, not one page, is what it could not read)."""
+        try:
+            count = len(self._open())
+        except Exception:  # noqa: BLE001 — neither reader opens it: the caller's PDF_CORRUPT
+            return []
+        blocks: list[Block] = []
+        for number in range(done + 1, count + 1):
+            blocks += self.page(number, cause)
+        return blocks
+
+    def close(self) -> None:
+        if self._document is not None:
+            self._document.close()
 
 
 def extract_pdf(content: bytes, filename: str,
@@ -120,6 +204,45 @@ def extract_pdf(content: bytes, filename: str,
     report = OcrReport(engine.name if engine else "", [], [])
     native = 0
     garbled_pages: list[tuple[int, float]] = []  # (page, word share) of layers kept garbled
+    fallback = PdfiumPages(content, filename, warnings)
+    pages_done = 0
+
+    def read_page_text(number: int, page: Any) -> int:
+        """One page's blocks (its text layer, else OCR); 1 when its own layer was kept."""
+        paragraphs = page_paragraphs(page)  # columns read one by one, lines joined
+        text = "\n".join(p.text for p in paragraphs).strip()
+        has_image = bool(page.images)
+        share = garbled(text)  # a layer of letters but hardly any words
+        if share is not None and not (has_image and engine is not None):
+            garbled_pages.append((number, share))  # kept, with a warning
+            share = None
+        layer = [Block(text=clean_glyphs(p.text), page=number, line_start=p.line_start,
+                       line_end=p.line_end) for p in paragraphs]
+        if share is None and not needs_ocr(text, has_image):  # never OCRed
+            if not text:
+                warnings.append(f"page {number} has no text (no text layer, no image)")
+                return 0
+            blocks.extend(layer)
+            return 1
+        if engine is None:
+            blocks.extend(layer if text else [])
+            warnings.append(f"page {number} has no usable text layer (scanned image?); no OCR "
+                            "engine is available (EVIDENCE_INGEST__OCR_ENGINE="
+                            f"{settings.engine}), so it is not searchable")
+            return 0
+        if len(report.pages) >= settings.max_pages:
+            raise ExtractionError(
+                f"{filename} has more than {settings.max_pages:,} pages without a text layer; "
+                "OCR reads at most that many per document (EVIDENCE_INGEST__OCR_MAX_PAGES): "
+                "split the scan", code="OCR_TOO_MANY_PAGES")
+        read = read_page(engine, _render(page, settings), number, settings, report, filename)
+        if share is not None and (word_share(read or "") or 0.0) <= share:
+            garbled_pages.append((number, share))  # OCR read no better
+            read = None
+        if read or text:
+            blocks.append(Block(text=read or clean_glyphs(text), page=number))
+        return 0
+
     try:
         with pdf:
             meta = pdf.metadata or {}
@@ -128,54 +251,34 @@ def extract_pdf(content: bytes, filename: str,
             if engine is not None:
                 _check_ocr_pages(pdf, filename, settings)
             for number, page in enumerate(pdf.pages, start=1):
-                paragraphs = page_paragraphs(page)  # columns read one by one, lines joined
-                text = "\n".join(p.text for p in paragraphs).strip()
-                has_image = bool(page.images)
-                share = garbled(text)  # a layer of letters but hardly any words
-                if share is not None and not (has_image and engine is not None):
-                    garbled_pages.append((number, share))  # kept, with a warning
-                    share = None
-                if share is None and not needs_ocr(text, has_image):  # never OCRed
-                    if text:
-                        blocks += [Block(text=p.text, page=number, line_start=p.line_start,
-                                         line_end=p.line_end) for p in paragraphs]
-                        native += 1
-                    else:
-                        warnings.append(f"page {number} has no text (no text layer, no image)")
-                elif engine is None:
-                    if text:
-                        blocks += [Block(text=p.text, page=number, line_start=p.line_start,
-                                         line_end=p.line_end) for p in paragraphs]
-                    warnings.append(f"page {number} has no usable text layer (scanned "
-                                    "image?); no OCR engine is available "
-                                    f"(EVIDENCE_INGEST__OCR_ENGINE={settings.engine}), so it is "
-                                    "not searchable")
-                else:
-                    if len(report.pages) >= settings.max_pages:
-                        raise ExtractionError(
-                            f"{filename} has more than {settings.max_pages:,} pages without a "
-                            "text layer; OCR reads at most that many per document "
-                            "(EVIDENCE_INGEST__OCR_MAX_PAGES): split the scan",
-                            code="OCR_TOO_MANY_PAGES")
-                    read = read_page(engine, _render(page, settings), number, settings,
-                                     report, filename)
-                    if share is not None and (word_share(read or "") or 0.0) <= share:
-                        garbled_pages.append((number, share))  # OCR read no better
-                        read = None
-                    if read or text:
-                        blocks.append(Block(text=read or text, page=number))
+                try:
+                    native += read_page_text(number, page)
+                except ExtractionError:
+                    raise
+                except Exception as exc:  # noqa: BLE001 — one page costs only itself
+                    blocks += fallback.page(number, exc)
+                pages_done = number
                 if on_page is not None:
                     on_page(number, len(pdf.pages))
             page_count = len(pdf.pages)
     except ExtractionError:
         raise
-    except Exception as exc:  # noqa: BLE001
-        raise ExtractionError(f"{filename}: the PDF could not be read to the end "
-                              f"({type(exc).__name__}: {exc})", code="PDF_CORRUPT") from None
+    except Exception as exc:  # noqa: BLE001 — pdfminer could not walk the document itself
+        blocks += fallback.rest(pages_done, exc)  # the pages it did not reach, by PDFium
+        page_count, meta = fallback.page_count, {}
+        if not blocks:
+            raise ExtractionError(f"{filename}: the PDF could not be read to the end "
+                                  f"({type(exc).__name__}: {exc})", code="PDF_CORRUPT") from None
+    finally:
+        fallback.close()
     title = meta.get("Title") if isinstance(meta.get("Title"), str) else None
     if title and title.strip().lower() in ("untitled", "untitled document", "microsoft word"):
         title = None  # placeholders some writers put there
     quality: dict[str, object] = {"text_extraction": "native", "ocr_used": False}
+    if fallback.unread:
+        quality["unread_elements"] = fallback.unread
+    if fallback.read:
+        quality["pages_read_by_pdfium"] = fallback.read
     if report.pages:
         quality = {"text_extraction": "mixed" if native else "ocr", "ocr_used": True,
                    "ocr_engine": report.engine, **report.quality()}

@@ -63,8 +63,11 @@ def join_lines(lines: Sequence[str]) -> str:
         end, start = HYPHENATED.search(out), CONTINUES.match(line)
         if end and start and line[0].islower():
             joined = unicodedata.normalize("NFKC", end.group(1) + start.group(1))  # "ﬁ"
-            if _known(joined.lower()):
-                out = out[:-1] + line  # "agree-" + "ment" → "agreement"
+            if _known(joined.lower()) or not (_known(end.group(1).lower())
+                                              and _known(start.group(1).lower())):
+                # "agree-" + "ment" → "agreement"; fragments no list knows are one word
+                # broken too ("Dua-" + "lement", "com-" + "mutativité"), as poppler joins them
+                out = out[:-1] + line
             else:
                 out = out + line  # "well-" + "known" → "well-known"
         else:

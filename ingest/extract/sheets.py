@@ -20,11 +20,23 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from lxml import etree
+
 from app.domain.errors import ExtractionError
 from app.store.payload import COLUMN_SEPARATOR, COLUMNS_LABEL  # " | ", as DOCX and HTML tables
 from ingest.extract.docx import check_unzipped_size
+from ingest.extract.ooxml import (
+    R_NS,
+    STRICT_MARK,
+    diagram_paragraphs,
+    drawing_paragraphs,
+    parse_part,
+    related,
+    strict_to_transitional,
+)
 from ingest.extract.types import Block, ExtractedText, decode_text
 
+SHEET_NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 MAX_CELLS = 1_000_000  # non-empty cells read per document
 MAX_SHEETS = 100
 MAX_CELL_CHARS = 2000  # a longer cell is cut: rows stay readable and chunks whole
@@ -147,6 +159,8 @@ def extract_xlsx(content: bytes, filename: str) -> ExtractedText:
     import openpyxl
 
     check_unzipped_size(content, filename, "xlsx")
+    warnings: list[str] = []
+    content = transitional_package(content, warnings)
     try:
         # keep_links=False: links to other workbooks are never read (a missing external-link
         # part failed the whole workbook with KeyError)
@@ -165,6 +179,7 @@ def extract_xlsx(content: bytes, filename: str) -> ExtractedText:
         for sheet in book.worksheets:
             blocks.extend(_rows_as_blocks(_sheet_cells(book, sheet), sheet.title, filename,
                                           budget))
+        blocks.extend(drawing_blocks(content, warnings))
         title = (book.properties.title or "").strip() or None
         sheets = len(book.sheetnames)
     except ExtractionError:
@@ -174,7 +189,79 @@ def extract_xlsx(content: bytes, filename: str) -> ExtractedText:
                               f"({type(exc).__name__})", code="XLSX_CORRUPT") from None
     finally:
         book.close()
-    return ExtractedText(blocks=blocks, title=title, extra={"sheet_count": sheets})
+    return ExtractedText(blocks=blocks, title=title, extra={"sheet_count": sheets},
+                         warnings=warnings)
+
+
+def transitional_package(content: bytes, warnings: list[str]) -> bytes:
+    """A Strict OOXML workbook (ISO/IEC 29500 Strict, "Strict Open XML Spreadsheet" in
+    Excel's Save As) rewritten with Transitional's namespaces, which openpyxl reads; any
+    other workbook as it is."""
+    import zipfile
+
+    package = zipfile.ZipFile(io.BytesIO(content))
+    try:
+        strict = STRICT_MARK in package.read("xl/workbook.xml")[:4096]
+    except KeyError:
+        return content
+    if not strict:
+        return content
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as rewritten:
+        for member in package.infolist():
+            data = package.read(member)
+            if member.filename.endswith((".xml", ".rels")):
+                data = strict_to_transitional(data)
+            rewritten.writestr(member, data)
+    warnings.append("a Strict Open XML workbook: read through its Transitional equivalent")
+    return out.getvalue()
+
+
+def drawing_blocks(content: bytes, warnings: list[str]) -> list[Block]:
+    """Each sheet's text boxes, shapes and SmartArt (its drawing part, and the diagrams that
+    drawing holds), under the heading "Drawings", cited by sheet. One drawing that cannot be
+    read costs only itself."""
+    import zipfile
+
+    package = zipfile.ZipFile(io.BytesIO(content))
+    blocks: list[Block] = []
+    try:
+        book = parse_part(package.read("xl/workbook.xml"))
+    except (KeyError, etree.XMLSyntaxError):
+        return blocks
+    relation_ids = [s.get(f"{{{R_NS}}}id") for s in book.iter(f"{{{SHEET_NS}}}sheet")]
+    names = [s.get("name") for s in book.iter(f"{{{SHEET_NS}}}sheet")]
+    targets = dict(_sheet_targets(package))
+    for rid, name in zip(relation_ids, names, strict=False):
+        path = targets.get(rid or "")
+        if path is None:
+            continue
+        for drawing in related(package, path, "drawing"):
+            try:
+                texts = drawing_paragraphs(parse_part(package.read(drawing)))
+                for data in related(package, drawing, "diagramData"):
+                    texts += diagram_paragraphs(package.read(data))
+            except (KeyError, etree.XMLSyntaxError) as exc:
+                warnings.append(f"a drawing of sheet {name!r} could not be read and was left "
+                                f"out ({type(exc).__name__})")
+                continue
+            if texts:
+                blocks.append(Block(text="\n".join(texts), sheet=name,
+                                    heading_path=("Drawings",)))
+    return blocks
+
+
+def _sheet_targets(package: Any) -> Iterator[tuple[str, str]]:
+    """(relationship id, sheet part path) from the workbook's relationships."""
+    try:
+        root = parse_part(package.read("xl/_rels/workbook.xml.rels"))
+    except KeyError:
+        return
+    for rel in root:
+        if rel.get("Type", "").endswith("/worksheet"):
+            target = rel.get("Target", "")
+            yield rel.get("Id", ""), (target.lstrip("/") if target.startswith("/")
+                                      else f"xl/{target}")
 
 
 def _sheet_cells(book: Any, sheet: Any) -> Iterator[SparseRow]:
@@ -190,7 +277,8 @@ def _sheet_cells(book: Any, sheet: Any) -> Iterator[SparseRow]:
 
 
 def extract_csv(content: bytes, filename: str) -> ExtractedText:
-    text = decode_text(content)
+    warnings: list[str] = []
+    text = decode_text(content, warnings)
     try:
         dialect: Any = csv.Sniffer().sniff(text[:16384], delimiters=",;\t|")
     except csv.Error:
@@ -202,4 +290,4 @@ def extract_csv(content: bytes, filename: str) -> ExtractedText:
     except csv.Error as exc:
         raise ExtractionError(f"{filename} is not readable CSV ({exc})",
                               code="CSV_CORRUPT") from None
-    return ExtractedText(blocks=blocks)
+    return ExtractedText(blocks=blocks, warnings=warnings)

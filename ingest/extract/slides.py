@@ -11,26 +11,40 @@ from typing import Any
 
 from app.domain.errors import ExtractionError
 from ingest.extract.docx import check_unzipped_size
+from ingest.extract.ooxml import diagram_paragraphs
 from ingest.extract.types import Block, ExtractedText
 
 MAX_SLIDES = 2000
 
 
-def _shape_texts(shapes: Any) -> Iterator[str]:
+def _shape_texts(shapes: Any, warnings: list[str], where: str) -> Iterator[str]:
+    """Each shape's text (groups opened, tables a row a line, charts by their series); a
+    shape that cannot be read costs only itself, named in ``warnings``."""
     for shape in shapes:
-        if getattr(shape, "shape_type", None) == 6 and hasattr(shape, "shapes"):  # a group
-            yield from _shape_texts(shape.shapes)
-        if getattr(shape, "has_text_frame", False) and shape.text_frame.text.strip():
-            yield shape.text_frame.text.strip()
-        if getattr(shape, "has_table", False):
-            for row in shape.table.rows:
-                cells = [c.text.strip() for c in row.cells]
-                if any(cells):
-                    yield " | ".join(cells)
-        if getattr(shape, "has_chart", False):
-            text = chart_text(shape.chart)
-            if text:
-                yield text
+        try:
+            texts = list(_one_shape(shape, warnings, where))
+        except Exception as exc:  # noqa: BLE001 — python-pptx raises many kinds on odd parts
+            name = getattr(shape, "name", "") or "a shape"
+            warnings.append(f"{where}: {name!r} could not be read and was left out "
+                            f"({type(exc).__name__}: {str(exc)[:120]})")
+            continue
+        yield from texts
+
+
+def _one_shape(shape: Any, warnings: list[str], where: str) -> Iterator[str]:
+    if getattr(shape, "shape_type", None) == 6 and hasattr(shape, "shapes"):  # a group
+        yield from _shape_texts(shape.shapes, warnings, where)
+    if getattr(shape, "has_text_frame", False) and shape.text_frame.text.strip():
+        yield shape.text_frame.text.strip()
+    if getattr(shape, "has_table", False):
+        for row in shape.table.rows:
+            cells = [c.text.strip() for c in row.cells]
+            if any(cells):
+                yield " | ".join(cells)
+    if getattr(shape, "has_chart", False):
+        text = chart_text(shape.chart)
+        if text:
+            yield text
 
 
 def chart_text(chart: Any) -> str:
@@ -58,6 +72,19 @@ def _number(value: Any) -> str:
     return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
 
 
+def _diagram_texts(slide: Any) -> list[str]:
+    """A slide's SmartArt text: each diagram's data part (python-pptx's shapes stop at the
+    graphic frame that holds it)."""
+    texts = []
+    for rel in slide.part.rels.values():
+        if rel.is_external or not rel.reltype.endswith("/diagramData"):
+            continue
+        paragraphs = diagram_paragraphs(rel.target_part.blob)
+        if paragraphs:
+            texts.append("\n".join(paragraphs))
+    return texts
+
+
 def extract_pptx(content: bytes, filename: str) -> ExtractedText:
     from pptx import Presentation
 
@@ -72,6 +99,7 @@ def extract_pptx(content: bytes, filename: str) -> ExtractedText:
         raise ExtractionError(f"{filename} has {len(slides):,} slides; at most {MAX_SLIDES:,}",
                               code="PPTX_TOO_LARGE")
     blocks: list[Block] = []
+    warnings: list[str] = []
     first_title = None
     for number, slide in enumerate(slides, start=1):
         title_shape = slide.shapes.title
@@ -79,9 +107,11 @@ def extract_pptx(content: bytes, filename: str) -> ExtractedText:
             title_shape.has_text_frame else ""
         first_title = first_title or title or None
         heading = (title,) if title else ()
-        for text in _shape_texts(slide.shapes):
+        for text in _shape_texts(slide.shapes, warnings, f"slide {number}"):
             if text != title:
                 blocks.append(Block(text=text, page=number, heading_path=heading))
+        for text in _diagram_texts(slide):
+            blocks.append(Block(text=text, page=number, heading_path=heading))
         if slide.has_notes_slide:
             notes = slide.notes_slide.notes_text_frame.text.strip()
             if notes:
@@ -91,4 +121,4 @@ def extract_pptx(content: bytes, filename: str) -> ExtractedText:
             blocks.append(Block(text=title, page=number, heading_path=()))
     core_title = (deck.core_properties.title or "").strip()
     return ExtractedText(blocks=blocks, title=core_title or first_title,
-                         page_count=len(slides))
+                         page_count=len(slides), warnings=warnings)

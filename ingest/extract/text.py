@@ -16,7 +16,8 @@ REFLOWED = frozenset({"paragraph_open", "bullet_list_open", "ordered_list_open",
 def extract_text(content: bytes, filename: str) -> ExtractedText:
     """One block per paragraph (blank-line separated), its wrapped lines joined
     (ingest/extract/reflow.py), with its 1-based line range."""
-    lines = decode_text(content).splitlines()
+    warnings: list[str] = []
+    lines = decode_text(content, warnings).splitlines()
     blocks: list[Block] = []
     start: int | None = None
     for number, line in enumerate(lines + [""], start=1):
@@ -26,7 +27,7 @@ def extract_text(content: bytes, filename: str) -> ExtractedText:
             blocks.append(Block(text=reflow_text("\n".join(lines[start - 1:number - 1])).strip(),
                                 line_start=start, line_end=number - 1))
             start = None
-    return ExtractedText(blocks=blocks, title=None)
+    return ExtractedText(blocks=blocks, title=None, warnings=warnings)
 
 
 def extract_markdown(content: bytes, filename: str) -> ExtractedText:
@@ -35,7 +36,8 @@ def extract_markdown(content: bytes, filename: str) -> ExtractedText:
     Text is the source lines themselves, so what a chunk cites is what the file says — a
     paragraph's wrapped lines joined (ingest/extract/reflow.py), code and tables as written.
     """
-    source = decode_text(content)
+    warnings: list[str] = []
+    source = decode_text(content, warnings)
     lines = source.splitlines()
     tokens = MarkdownIt("commonmark").enable("table").parse(source)
     headings: list[tuple[int, str]] = []
@@ -67,4 +69,4 @@ def extract_markdown(content: bytes, filename: str) -> ExtractedText:
                     i += 1
                     depth += tokens[i].nesting
         i += 1
-    return ExtractedText(blocks=blocks, title=title)
+    return ExtractedText(blocks=blocks, title=title, warnings=warnings)

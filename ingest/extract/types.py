@@ -44,15 +44,13 @@ class ExtractedText:
     attachments: list[Attachment] = field(default_factory=list)
 
 
-def decode_text(content: bytes) -> str:
-    """UTF-16 where it starts with its byte-order mark, UTF-8 (with or without BOM), else
-    Latin-1 — which never fails, so nothing is lost."""
-    if content.startswith((b"\xff\xfe", b"\xfe\xff")):
-        try:
-            return content.decode("utf-16")
-        except UnicodeDecodeError:
-            pass
-    try:
-        return content.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return content.decode("latin-1")
+def decode_text(content: bytes, warnings: list[str] | None = None,
+                declared: str | None = None, *, web: bool = False) -> str:
+    """Text by its byte-order mark, declared charset, UTF-8, else the detected charset
+    (app/domain/charsets.py); a guess is said in ``warnings``."""
+    from app.domain.charsets import decode
+
+    decoded = decode(content, declared, web=web)
+    if decoded.warning and warnings is not None:
+        warnings.append(decoded.warning)
+    return decoded.text

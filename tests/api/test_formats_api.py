@@ -164,18 +164,21 @@ def test_an_old_binary_office_file_named_docx_is_a_415_saying_what_it_is(svc: Se
     assert "old binary Office document" in r.json()["error"]["message"]
 
 
-def test_utf16_html_with_its_byte_order_mark_is_read(svc: Service) -> None:
+def test_utf16_html_with_or_without_its_byte_order_mark_is_read(svc: Service) -> None:
     page = "<html><body><h1>Quarterly</h1><p>Xylophone budget approved.</p></body></html>"
-    for encoding, name in (("utf-16", "page16.html"), ("utf-16-be", "page16be.html")):
+    for encoding, name in (("utf-16", "page16.html"), ("utf-16-be", "page16be.html"),
+                           ("utf-16-le", "nomark.html")):
         data = page.encode(encoding)
-        if encoding == "utf-16-be":
+        if name == "page16be.html":
             data = b"\xfe\xff" + data
         svc.ingest(name, data, document_id=name)
-    found = {r["document_version"]["document_id"]
+    found = {r["document_version"]["document_id"]: r
              for r in svc.search(query="Xylophone", alpha=0.0).json()["results"]}
-    assert found == {"page16.html", "page16be.html"}
-    r = svc.upload("nul.html", page.encode("utf-16-le"))  # no mark: NUL bytes, refused
-    assert r.status_code == 415 and r.json()["error"]["code"] == "FILE_CONTENT_MISMATCH"
+    assert set(found) == {"page16.html", "page16be.html", "nomark.html"}
+    # without a mark the charset was detected, and the version says so
+    assert any("read as utf-16-le (detected)" in w for w in
+               found["nomark.html"]["canonical_metadata"]["quality"]["warnings"])
+    assert found["page16.html"]["canonical_metadata"]["quality"]["warnings"] == []
 
 
 def test_png_bytes_named_tiff_are_read_as_what_they_are(svc: Service) -> None:

@@ -124,7 +124,7 @@ def test_a_real_two_column_paper_reads_as_paragraphs_in_column_order() -> None:
         assert ranges[0][0] == 1 and all(a <= b for a, b in ranges)
         assert all(ranges[k][1] + 1 == ranges[k + 1][0] for k in range(len(ranges) - 1))
     # a word hyphenated at a line's end and known comes back whole
-    assert "give more conﬁdence to" in " ".join(b.text for b in extracted.blocks)
+    assert "give more confidence to" in " ".join(b.text for b in extracted.blocks)
 
 
 def _lines_pdf(lines: list[tuple[float, float, str]]) -> bytes:

@@ -1,0 +1,109 @@
+"""What the three Office Open XML formats share: parts parsed safely, DrawingML text (text
+boxes, shapes, SmartArt) read as paragraphs, and the Strict variant's namespaces mapped to the
+Transitional ones the libraries know.
+
+Why by hand: python-docx, python-pptx and openpyxl read the object models they were written
+for; text in a SmartArt data part, a workbook's drawing or a Strict package is outside them, so
+it is read here from the XML the file holds (ECMA-376 Part 1, §20 DrawingML and §21.4 diagrams).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lxml import etree
+
+A_NS = "http://schemas.openxmlformats.org/drawingml/2006/main"
+R_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+DIAGRAM_DATA = f"{R_NS.rsplit('/', 1)[0]}/relationships/diagramData"
+# DrawingML paragraphs and their text runs (a:t), line breaks and fields (slide numbers, dates)
+_A_P, _A_T, _A_BR = f"{{{A_NS}}}p", f"{{{A_NS}}}t", f"{{{A_NS}}}br"
+
+# ISO/IEC 29500 Strict names the same parts and elements under other namespaces; openpyxl
+# reads only Transitional, so a Strict package is renamed part by part before it is opened
+STRICT_TO_TRANSITIONAL = {
+    b"http://purl.oclc.org/ooxml/spreadsheetml/main":
+        b"http://schemas.openxmlformats.org/spreadsheetml/2006/main",
+    b"http://purl.oclc.org/ooxml/wordprocessingml/main":
+        b"http://schemas.openxmlformats.org/wordprocessingml/2006/main",
+    b"http://purl.oclc.org/ooxml/presentationml/main":
+        b"http://schemas.openxmlformats.org/presentationml/2006/main",
+    b"http://purl.oclc.org/ooxml/drawingml/main":
+        b"http://schemas.openxmlformats.org/drawingml/2006/main",
+    b"http://purl.oclc.org/ooxml/drawingml/spreadsheetDrawing":
+        b"http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing",
+    b"http://purl.oclc.org/ooxml/drawingml/chart":
+        b"http://schemas.openxmlformats.org/drawingml/2006/chart",
+    b"http://purl.oclc.org/ooxml/officeDocument/relationships":
+        b"http://schemas.openxmlformats.org/officeDocument/2006/relationships",
+    b"http://purl.oclc.org/ooxml/officeDocument/extendedProperties":
+        b"http://schemas.openxmlformats.org/officeDocument/2006/extended-properties",
+    b"http://purl.oclc.org/ooxml/officeDocument/customProperties":
+        b"http://schemas.openxmlformats.org/officeDocument/2006/custom-properties",
+    b"http://purl.oclc.org/ooxml/officeDocument/docPropsVTypes":
+        b"http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes",
+    b"http://purl.oclc.org/ooxml/officeDocument/sharedTypes":
+        b"http://schemas.openxmlformats.org/officeDocument/2006/sharedTypes",
+}
+STRICT_MARK = b"http://purl.oclc.org/ooxml/"
+
+_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False,
+                          remove_comments=True)
+
+
+def parse_part(blob: bytes) -> Any:
+    """A part's XML as a tree: no entities resolved, nothing fetched (an OOXML part is
+    untrusted input like the rest of the upload)."""
+    return etree.fromstring(blob, _PARSER)
+
+
+def drawing_paragraphs(element: Any) -> list[str]:
+    """The DrawingML paragraphs (``a:p``) under ``element`` as text, in document order: a
+    text box's, a shape's or a SmartArt node's words; empty paragraphs left out."""
+    out = []
+    for paragraph in element.iter(_A_P):
+        parts = []
+        for node in paragraph.iter(_A_T, _A_BR):
+            parts.append("\n" if node.tag == _A_BR else (node.text or ""))
+        text = "".join(parts).strip()
+        if text:
+            out.append(text)
+    return out
+
+
+def diagram_paragraphs(data_part_blob: bytes) -> list[str]:
+    """A SmartArt diagram's text, read from its data part (``dgm:dataModel``): every node's
+    paragraphs, in the order the data model lists them."""
+    return drawing_paragraphs(parse_part(data_part_blob))
+
+
+def strict_to_transitional(xml: bytes) -> bytes:
+    """One part of a Strict package with its namespaces renamed to Transitional's."""
+    for strict, transitional in STRICT_TO_TRANSITIONAL.items():
+        xml = xml.replace(strict, transitional)
+    return xml
+
+
+def _resolve(base: str, target: str) -> str:
+    """A relationship's target as a path in the package (targets are relative to the part's
+    folder, or absolute from the package root)."""
+    import posixpath
+
+    if target.startswith("/"):
+        return target.lstrip("/")
+    return posixpath.normpath(posixpath.join(posixpath.dirname(base), target))
+
+
+def related(package: Any, part: str, kind: str) -> list[str]:
+    """The package paths ``part``'s relationships of ``kind`` (the type's last segment:
+    "drawing", "diagramData", "worksheet") point to, in the order its .rels lists them."""
+    import posixpath
+
+    rels = posixpath.join(posixpath.dirname(part), "_rels", posixpath.basename(part) + ".rels")
+    try:
+        root = parse_part(package.read(rels))
+    except KeyError:
+        return []
+    return [_resolve(part, rel.get("Target", "")) for rel in root
+            if rel.get("Type", "").rsplit("/", 1)[-1] == kind
+            and rel.get("TargetMode") != "External"]
