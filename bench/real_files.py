@@ -1,9 +1,13 @@
-"""Real files, one by one, through a live `evidence serve` (issue 34): per format, how many were
-tried, refused at upload (by code), published, failed (by code), seconds per file (upload to
-job end), and the server's memory — idle before, peak while ingesting, idle after.
+"""Real files, one by one, through a live `evidence serve` (issues 34, 45): per format, how many
+were tried, refused at upload (by code), published without a warning, published with warnings
+(what was not read, a charset guessed), failed (by code), seconds per file (upload to job end),
+and the server's memory — idle before, peak while ingesting, idle after.
 
     python -m bench.real_files --gather /tmp/real     # a folder of real files on this machine
     python -m bench.real_files /tmp/real               # the table (docs/BENCHMARKS.md)
+    python -m bench.real_files /tmp/public --repo /work/base   # another checkout's code
+
+The folder is read recursively; each file is its own document (its path the document id).
 
 ``--gather`` copies files nobody here wrote from this machine's own packages: CPython's test
 data (e-mails of its ``email`` tests, images of ``imghdr``'s), numpy's test CSVs, Debian's
@@ -57,16 +61,19 @@ def gather(target: Path) -> None:
     print(f"{copied} files in {target}")
 
 
-def run(folder: Path, port: int, idle_s: float) -> None:
-    from bench.common import machine
-    from bench.serving import serve
+def run(folder: Path, port: int, idle_s: float, repo: Path | None = None,
+        verbose: bool = False) -> None:
+    import re
 
-    files = sorted(p for p in folder.iterdir() if p.is_file())
+    from bench.common import machine
+    from bench.serving import REPO, serve
+
+    files = sorted(p for p in folder.rglob("*") if p.is_file())
     rows: dict[str, dict] = defaultdict(lambda: {"tried": 0, "refused": Counter(),
-                                                 "published": 0, "failed": Counter(),
-                                                 "seconds": []})
+                                                 "published": 0, "warned": 0,
+                                                 "failed": Counter(), "seconds": []})
     peak = [0.0]
-    with serve(port=port) as served:
+    with serve(port=port, repo=repo or REPO) as served:
         stop = threading.Event()
 
         def sample() -> None:
@@ -84,29 +91,42 @@ def run(folder: Path, port: int, idle_s: float) -> None:
                 row = rows[kind]
                 row["tried"] += 1
                 t0 = time.perf_counter()
-                answer = http.post("/documents", files={"file": (path.name, path.read_bytes())})
+                document_id = re.sub(r"[^A-Za-z0-9._-]+", "-",
+                                     str(path.relative_to(folder)))[-120:]
+                answer = http.post("/documents", files={"file": (path.name, path.read_bytes())},
+                                   data={"document_id": document_id})
                 if answer.status_code != 202:
                     row["refused"][f"{answer.status_code} {answer.json()['error']['code']}"] += 1
+                    if verbose:
+                        print(f"refused {path}: {answer.json()['error']['message'][:160]}")
                     continue
                 job = served.wait_for_jobs([answer.json()["job_id"]])[answer.json()["job_id"]]
                 row["seconds"].append(time.perf_counter() - t0)
-                if job["status"] == "succeeded":
-                    row["published"] += 1
-                else:
+                if job["status"] != "succeeded":
                     row["failed"][job.get("error_code") or "?"] += 1
+                    if verbose:
+                        print(f"failed {path}: {job.get('error_code')} "
+                              f"{(job.get('error') or '')[:160]}")
+                    continue
+                versions = http.get(f"/documents/{document_id}").json()["versions"]
+                warnings = versions[0]["canonical_metadata"]["quality"].get("warnings") or []
+                row["warned" if warnings else "published"] += 1
+                if verbose and warnings:
+                    print(f"warned {path}: {'; '.join(warnings)[:200]}")
         stop.set()
         time.sleep(idle_s)
         idle_after = served.rss_mb()
     print(f"{len(files)} files from {folder}; {machine()}\n")
-    print("| format | tried | refused at upload | published | failed (code) | s/file median |")
-    print("|---|---|---|---|---|---|")
+    print("| format | tried | refused at upload | published | published, warned | "
+          "failed (code) | s/file median |")
+    print("|---|---|---|---|---|---|---|")
     for kind in sorted(rows):
         row = rows[kind]
         refused = ", ".join(f"{n} × {c}" for c, n in row["refused"].items()) or "—"
         failed = ", ".join(f"{n} × {c}" for c, n in row["failed"].items()) or "—"
         median = f"{statistics.median(row['seconds']):.2f}" if row["seconds"] else "—"
-        print(f"| {kind} | {row['tried']} | {refused} | {row['published']} | {failed} | "
-              f"{median} |")
+        print(f"| {kind} | {row['tried']} | {refused} | {row['published']} | {row['warned']} | "
+              f"{failed} | {median} |")
     print(f"\nmemory (server and every child): idle {idle_before:.0f} MB before, peak "
           f"{peak[0]:.0f} MB while ingesting, idle {idle_after:.0f} MB {idle_s:.0f} s after")
 
@@ -119,11 +139,15 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8766)
     parser.add_argument("--idle-s", type=float, default=20.0,
                         help="seconds idle before the first and after the last upload")
+    parser.add_argument("--repo", type=Path, default=None,
+                        help="serve another checkout's code (a baseline: a git worktree)")
+    parser.add_argument("--verbose", action="store_true",
+                        help="a line for every file refused, failed or warned")
     args = parser.parse_args()
     if args.gather:
         gather(args.folder)
     else:
-        run(args.folder, args.port, args.idle_s)
+        run(args.folder, args.port, args.idle_s, args.repo, args.verbose)
 
 
 if __name__ == "__main__":

@@ -18,13 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from app.domain.errors import ExtractionError
-from ingest.extract.ooxml import (
-    DIAGRAM_DATA,
-    R_NS,
-    diagram_paragraphs,
-    drawing_paragraphs,
-    parse_part,
-)
+from ingest.extract.ooxml import R_NS, diagram_paragraphs, parse_part
 from ingest.extract.types import Block, ExtractedText
 
 # What a DOCX may unzip to, read from the ZIP directory before anything is inflated: a few
@@ -41,8 +35,6 @@ MAX_NESTING = 32
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 MC = "http://schemas.openxmlformats.org/markup-compatibility/2006"
 DGM = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
-WPS_TXBX = "http://schemas.microsoft.com/office/word/2010/wordprocessingShape"
-REL = R_NS.rsplit("/", 1)[0] + "/relationships/"
 
 
 def w(tag: str) -> str:
@@ -191,7 +183,8 @@ class _Walker:
 
     def table_rows(self, element: Any, depth: int) -> Iterator[str]:
         for row in _children(element, TR):
-            yield " | ".join(self.cell_text(cell, depth) for cell in _children(row, TC))
+            yield " | ".join("" if merged_below(cell) else self.cell_text(cell, depth)
+                             for cell in _children(row, TC))
 
     def cell_text(self, cell: Any, depth: int) -> str:
         inner = _Walker(self.part, self.styles, self.filename)
@@ -273,6 +266,14 @@ def _inside(node: Any, tag: str, stop: Any) -> bool:
             return True
         parent = parent.getparent()
     return False
+
+
+def merged_below(cell: Any) -> bool:
+    """A cell a vertical merge continues (``w:vMerge`` without ``restart``): Word shows the
+    merge's first cell across it, never what the continued cell may still hold."""
+    properties = cell.find(w("tcPr"))
+    merge = properties.find(w("vMerge")) if properties is not None else None
+    return merge is not None and merge.get(w("val"), "continue") != "restart"
 
 
 def paragraph_style(element: Any) -> str:
@@ -387,6 +388,3 @@ def extract_docx(content: bytes, filename: str) -> ExtractedText:
     if unread:
         extracted.quality["unread_elements"] = unread
     return extracted
-
-
-__all__ = ["DIAGRAM_DATA", "check_unzipped_size", "extract_docx"]

@@ -15,7 +15,6 @@ from lxml import etree
 
 A_NS = "http://schemas.openxmlformats.org/drawingml/2006/main"
 R_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
-DIAGRAM_DATA = f"{R_NS.rsplit('/', 1)[0]}/relationships/diagramData"
 # DrawingML paragraphs and their text runs (a:t), line breaks and fields (slide numbers, dates)
 _A_P, _A_T, _A_BR = f"{{{A_NS}}}p", f"{{{A_NS}}}t", f"{{{A_NS}}}br"
 

@@ -35,8 +35,8 @@ def svc(tmp_path_factory: pytest.TempPathFactory) -> Service:
         yield s
 
 
-def _first(svc: Service, word: str) -> dict:
-    body = svc.search(query=word, alpha=0.0).json()
+def _first(svc: Service, word: str, alpha: float = 0.0) -> dict:
+    body = svc.search(query=word, alpha=alpha).json()
     assert body["results"], (word, body["meta"])
     return body["results"][0]
 
@@ -179,6 +179,17 @@ def test_utf16_html_with_or_without_its_byte_order_mark_is_read(svc: Service) ->
     assert any("read as utf-16-le (detected)" in w for w in
                found["nomark.html"]["canonical_metadata"]["quality"]["warnings"])
     assert found["page16.html"]["canonical_metadata"]["quality"]["warnings"] == []
+
+
+def test_a_windows_1251_page_is_found_by_a_russian_query(svc: Service) -> None:
+    """Tika's big-preamble.html declares windows-1251 after 4,970 bytes of script: it was read
+    as Latin-1 ("Àãåíòñòâî"), so no Russian query found it."""
+    page = (Path(__file__).resolve().parents[1] / "fixtures/html/big-preamble.html").read_bytes()
+    svc.ingest("big-preamble.html", page, document_id="ru")
+    for alpha in (0.0, 0.5):
+        row = _first(svc, "Агентство недвижимости", alpha=alpha)
+        assert row["document_version"]["document_id"] == "ru"
+    assert row["canonical_metadata"]["quality"]["warnings"] == []  # declared: nothing guessed
 
 
 def test_png_bytes_named_tiff_are_read_as_what_they_are(svc: Service) -> None:
