@@ -42,6 +42,10 @@ MAX_SHEETS = 100
 MAX_CELL_CHARS = 2000  # a longer cell is cut: rows stay readable and chunks whole
 NAMED_SEPARATOR = " · "  # a sparse row's cells, each named: "column XFD: far 3"
 MAX_EMPTY_PLACES = 8
+# a header line longer than this may be cut where chunks repeat it (ingest/chunking.py
+# HEADER_SHARE: a quarter of a 512-token chunk, 128 tokens, about 500 characters of English
+# at ~4 a token): such a header is also kept whole once, as a row
+WIDE_HEADER_CHARS = 500
 
 
 class SheetTooLarge(ExtractionError):
@@ -101,6 +105,10 @@ def _rows_as_blocks(rows: Iterable[SparseRow], sheet: str | None, filename: str,
         if first is not None:
             if looks_like_header(first[1]):
                 header = {i: _cell_text(v) for i, v in first[1]}
+                if len(columns_line(header)) > WIDE_HEADER_CHARS:
+                    # each chunk repeats a header cut to fit (ingest/chunking.py): the whole
+                    # header is indexed once, as the sheet's first row, so no column is lost
+                    yield _row_block(first[0], first[1], header, sheet)
             else:
                 header = {}
                 yield _row_block(first[0], first[1], header, sheet)

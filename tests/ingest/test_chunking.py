@@ -163,3 +163,7 @@ def test_a_real_wide_export_is_indexed_its_chunks_within_the_model(real_models) 
     assert head.endswith(" …") and len(real_models.count_tokens(head)) <= 128
     every = "\n".join(c.text for c in chunks)
     assert "-0.285021097" in every and "XRCC4" not in head  # the cells kept, the tail cut
+    # the whole header once, as the sheet's first row: its last column is indexed too
+    last = extracted.blocks[0].header.rsplit(" | ", 1)[1]
+    assert extracted.blocks[0].row and extracted.blocks[0].text.endswith(last)
+    assert sum(last in c.text for c in chunks) >= 1

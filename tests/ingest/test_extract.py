@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+from typing import Any
 
 import pytest
 
@@ -164,3 +165,21 @@ def test_an_html_table_keeps_its_rows_a_row_a_line() -> None:
         ("Largest countries\nRank | Country | People\n5 | Brazil | 203,049,000\n"
          "6 | Nigeria | 229,152,000\ninner cell", ("Population",)),
         ("After the table.", ("Population",))]
+
+
+def test_a_wide_header_is_kept_whole_once_a_narrow_one_only_in_each_chunk() -> None:
+    """A header line over WIDE_HEADER_CHARS may be cut where chunks repeat it: it is also a
+    row of its own; at or under the bound it is not (every chunk repeats it whole)."""
+    from ingest.extract.sheets import WIDE_HEADER_CHARS
+
+    def sheet(width: int) -> Any:
+        names = [f"c{i:03d}" for i in range(width)]  # "c000" … : 4 + 3 characters a column
+        rows = [",".join(names), ",".join(str(i) for i in range(width))]
+        return extract("csv", "\n".join(rows).encode(), "w.csv")
+
+    # "Columns: " + n × 4 characters + (n - 1) × " | ": the widest that fits, and one more
+    narrow = max(n for n in range(1, 200) if 9 + 4 * n + 3 * (n - 1) <= WIDE_HEADER_CHARS)
+    assert [b.text.split(" | ")[0] for b in sheet(narrow).blocks] == ["0"]
+    wide = sheet(narrow + 1).blocks
+    assert [b.text.split(" | ")[0] for b in wide] == ["c000", "0"]
+    assert all(b.header == wide[0].header for b in wide)
