@@ -33,6 +33,7 @@ class OcrPage:
     text: str
     confidence: float  # mean word confidence, 0..1 (1 when nothing was read)
     rotated: int = 0  # degrees clockwise the page was turned before it was read
+    deskewed: float = 0.0  # degrees counter-clockwise it was levelled (ingest/extract/deskew.py)
 
 
 # Tesseract runs one OpenMP thread: its default (every core) took 43 s wall / 29 s CPU for an
@@ -65,16 +66,21 @@ class Tesseract:
         """The page turned upright first, as Tesseract's orientation detection (OSD) says;
         where it proposes a turn, the reading with the better word confidence is kept (OSD
         on a page with little text can be wrong)."""
+        from ingest.extract.deskew import levelled, skew_angle
+
         t0 = time.monotonic()
         png = _png(image)
         turn = self._orientation(png, timeout_s)
-        upright = _from_tsv(self._run(_png(image.rotate(-turn, expand=True)) if turn else png,
-                                      timeout_s - (time.monotonic() - t0)))
+        turned = image.rotate(-turn, expand=True) if turn else image
+        # a sheet skewed on the glass: levelled first (Tesseract reads 10° as almost nothing)
+        skew = skew_angle(turned)
+        read_png = _png(levelled(turned, skew)) if skew else (_png(turned) if turn else png)
+        upright = _from_tsv(self._run(read_png, timeout_s - (time.monotonic() - t0)))
+        upright = OcrPage(upright.text, upright.confidence, turn, skew)
         if not turn:
             return upright
         as_is = _from_tsv(self._run(png, timeout_s - (time.monotonic() - t0)))
-        return (OcrPage(upright.text, upright.confidence, turn)
-                if upright.confidence >= as_is.confidence else as_is)
+        return upright if upright.confidence >= as_is.confidence else as_is
 
     def _orientation(self, png: bytes, timeout_s: float) -> int:
         """Degrees clockwise that make the page upright (0 where OSD cannot tell)."""
@@ -271,11 +277,17 @@ class OcrReport:
     pages: list[int]
     low: list[tuple[int, float]]
     rotated: list[tuple[int, int]] = field(default_factory=list)  # (page, degrees clockwise)
+    # (page, degrees counter-clockwise) a skewed scan was levelled by before it was read
+    deskewed: list[tuple[int, float]] = field(default_factory=list)
 
     def quality(self) -> dict[str, object]:
         """What ``canonical_metadata.quality`` says of the OCR beyond the engine."""
-        return ({"ocr_rotated_pages": [{"page": p, "degrees": d} for p, d in self.rotated]}
-                if self.rotated else {})
+        said: dict[str, object] = {}
+        if self.rotated:
+            said["ocr_rotated_pages"] = [{"page": p, "degrees": d} for p, d in self.rotated]
+        if self.deskewed:
+            said["ocr_deskewed_pages"] = [{"page": p, "degrees": d} for p, d in self.deskewed]
+        return said
 
     def warnings(self, threshold: float) -> list[str]:
         if not self.low:
@@ -307,6 +319,8 @@ def read_page(engine: OcrEngine, image: Any, page: int, settings: OcrBounds,
     report.pages.append(page)
     if result.rotated:
         report.rotated.append((page, result.rotated))
+    if result.deskewed:
+        report.deskewed.append((page, result.deskewed))
     if result.text.strip() and result.confidence < settings.low_confidence:
         report.low.append((page, round(result.confidence, 2)))
     return result.text.strip()
