@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from app.domain.errors import ExtractionError
-from ingest.extract.ooxml import R_NS, diagram_paragraphs, parse_part
+from ingest.extract.ooxml import R_NS, diagram_paragraphs, parse_part, transitional_package
 from ingest.extract.types import Block, ExtractedText
 
 # What a DOCX may unzip to, read from the ZIP directory before anything is inflated: a few
@@ -336,6 +336,7 @@ def extract_docx(content: bytes, filename: str) -> ExtractedText:
     import docx
 
     check_unzipped_size(content, filename)
+    content, strict = transitional_package(content)
     try:
         document = docx.Document(io.BytesIO(content))
     except (zipfile.BadZipFile, KeyError, ValueError) as exc:
@@ -387,4 +388,6 @@ def extract_docx(content: bytes, filename: str) -> ExtractedText:
     extracted = ExtractedText(blocks=blocks, title=title or None, warnings=warnings)
     if unread:
         extracted.quality["unread_elements"] = unread
+    if strict:
+        extracted.quality["ooxml_variant"] = "strict"
     return extracted

@@ -106,3 +106,29 @@ def related(package: Any, part: str, kind: str) -> list[str]:
     return [_resolve(part, rel.get("Target", "")) for rel in root
             if rel.get("Type", "").rsplit("/", 1)[-1] == kind
             and rel.get("TargetMode") != "External"]
+
+
+def transitional_package(content: bytes) -> tuple[bytes, bool]:
+    """A Strict Open XML package (ISO/IEC 29500 Strict: Word's and Excel's "Strict Open XML"
+    Save As, pandoc's test files) rewritten with Transitional's namespaces, which
+    python-docx, openpyxl and python-pptx read; any other package as it is. Strict is told by
+    its package relationships (``_rels/.rels``), which name the main part in its namespace.
+    Returns the package and whether it was Strict (``quality.ooxml_variant`` says so)."""
+    import io
+    import zipfile
+
+    package = zipfile.ZipFile(io.BytesIO(content))
+    try:
+        strict = STRICT_MARK in package.read("_rels/.rels")
+    except KeyError:
+        return content, False
+    if not strict:
+        return content, False
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as rewritten:
+        for member in package.infolist():
+            data = package.read(member)
+            if member.filename.endswith((".xml", ".rels")):
+                data = strict_to_transitional(data)
+            rewritten.writestr(member, data)
+    return out.getvalue(), True

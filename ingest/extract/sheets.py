@@ -27,12 +27,11 @@ from app.store.payload import COLUMN_SEPARATOR, COLUMNS_LABEL  # " | ", as DOCX 
 from ingest.extract.docx import check_unzipped_size
 from ingest.extract.ooxml import (
     R_NS,
-    STRICT_MARK,
     diagram_paragraphs,
     drawing_paragraphs,
     parse_part,
     related,
-    strict_to_transitional,
+    transitional_package,
 )
 from ingest.extract.types import Block, ExtractedText, decode_text
 
@@ -168,7 +167,7 @@ def extract_xlsx(content: bytes, filename: str) -> ExtractedText:
 
     check_unzipped_size(content, filename, "xlsx")
     warnings: list[str] = []
-    content = transitional_package(content, warnings)
+    content, strict = transitional_package(content)
     try:
         # keep_links=False: links to other workbooks are never read (a missing external-link
         # part failed the whole workbook with KeyError)
@@ -184,9 +183,17 @@ def extract_xlsx(content: bytes, filename: str) -> ExtractedText:
                                 f"{MAX_SHEETS}")
         budget = [MAX_CELLS]
         blocks: list[Block] = []
+        unread = 0
         for sheet in book.worksheets:
-            blocks.extend(_rows_as_blocks(_sheet_cells(book, sheet), sheet.title, filename,
-                                          budget))
+            try:
+                blocks.extend(_rows_as_blocks(_sheet_cells(book, sheet), sheet.title,
+                                              filename, budget))
+            except ExtractionError:
+                raise
+            except Exception as exc:  # noqa: BLE001 — one sheet costs only itself
+                unread += 1
+                warnings.append(f"sheet {sheet.title!r} could not be read and was left out "
+                                f"({type(exc).__name__}: {str(exc)[:120]})")
         blocks.extend(drawing_blocks(content, warnings))
         title = (book.properties.title or "").strip() or None
         sheets = len(book.sheetnames)
@@ -197,32 +204,13 @@ def extract_xlsx(content: bytes, filename: str) -> ExtractedText:
                               f"({type(exc).__name__})", code="XLSX_CORRUPT") from None
     finally:
         book.close()
-    return ExtractedText(blocks=blocks, title=title, extra={"sheet_count": sheets},
-                         warnings=warnings)
-
-
-def transitional_package(content: bytes, warnings: list[str]) -> bytes:
-    """A Strict OOXML workbook (ISO/IEC 29500 Strict, "Strict Open XML Spreadsheet" in
-    Excel's Save As) rewritten with Transitional's namespaces, which openpyxl reads; any
-    other workbook as it is."""
-    import zipfile
-
-    package = zipfile.ZipFile(io.BytesIO(content))
-    try:
-        strict = STRICT_MARK in package.read("xl/workbook.xml")[:4096]
-    except KeyError:
-        return content
-    if not strict:
-        return content
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as rewritten:
-        for member in package.infolist():
-            data = package.read(member)
-            if member.filename.endswith((".xml", ".rels")):
-                data = strict_to_transitional(data)
-            rewritten.writestr(member, data)
-    warnings.append("a Strict Open XML workbook: read through its Transitional equivalent")
-    return out.getvalue()
+    extracted = ExtractedText(blocks=blocks, title=title, extra={"sheet_count": sheets},
+                              warnings=warnings)
+    if strict:
+        extracted.quality["ooxml_variant"] = "strict"
+    if unread:
+        extracted.quality["unread_elements"] = unread
+    return extracted
 
 
 def drawing_blocks(content: bytes, warnings: list[str]) -> list[Block]:

@@ -11,7 +11,7 @@ from typing import Any
 
 from app.domain.errors import ExtractionError
 from ingest.extract.docx import check_unzipped_size
-from ingest.extract.ooxml import diagram_paragraphs
+from ingest.extract.ooxml import diagram_paragraphs, transitional_package
 from ingest.extract.types import Block, ExtractedText
 
 MAX_SLIDES = 2000
@@ -85,10 +85,32 @@ def _diagram_texts(slide: Any) -> list[str]:
     return texts
 
 
+def _master_texts(slide: Any, seen: set[str], warnings: list[str], number: int) -> list[str]:
+    """What a slide shows from its layout and master that is not a placeholder's prompt
+    ("Text that I added to the master slide", a logo's caption): each layout and master
+    once per deck, cited at the first slide that shows it."""
+    texts: list[str] = []
+    try:
+        layout = slide.slide_layout
+        holders = (layout, layout.slide_master)
+    except Exception:  # noqa: BLE001 — a slide without a readable layout shows nothing more
+        return texts
+    for holder in holders:
+        name = str(holder.part.partname)
+        if name in seen:
+            continue
+        seen.add(name)
+        own = [shape for shape in holder.shapes if not shape.is_placeholder]
+        texts += _shape_texts(own, warnings, f"slide {number}'s {name.rsplit('/', 1)[-1]}")
+    return texts
+
+
 def extract_pptx(content: bytes, filename: str) -> ExtractedText:
     from pptx import Presentation
 
     check_unzipped_size(content, filename, "pptx")
+    warnings: list[str] = []
+    content, strict = transitional_package(content)
     try:
         deck = Presentation(io.BytesIO(content))
     except (zipfile.BadZipFile, KeyError, ValueError) as exc:
@@ -99,7 +121,7 @@ def extract_pptx(content: bytes, filename: str) -> ExtractedText:
         raise ExtractionError(f"{filename} has {len(slides):,} slides; at most {MAX_SLIDES:,}",
                               code="PPTX_TOO_LARGE")
     blocks: list[Block] = []
-    warnings: list[str] = []
+    seen_masters: set[str] = set()
     first_title = None
     for number, slide in enumerate(slides, start=1):
         title_shape = slide.shapes.title
@@ -112,6 +134,8 @@ def extract_pptx(content: bytes, filename: str) -> ExtractedText:
                 blocks.append(Block(text=text, page=number, heading_path=heading))
         for text in _diagram_texts(slide):
             blocks.append(Block(text=text, page=number, heading_path=heading))
+        for text in _master_texts(slide, seen_masters, warnings, number):
+            blocks.append(Block(text=text, page=number, heading_path=("Slide master",)))
         if slide.has_notes_slide:
             notes = slide.notes_slide.notes_text_frame.text.strip()
             if notes:
@@ -120,5 +144,8 @@ def extract_pptx(content: bytes, filename: str) -> ExtractedText:
         if title and not any(b.page == number for b in blocks):
             blocks.append(Block(text=title, page=number, heading_path=()))
     core_title = (deck.core_properties.title or "").strip()
-    return ExtractedText(blocks=blocks, title=core_title or first_title,
-                         page_count=len(slides), warnings=warnings)
+    extracted = ExtractedText(blocks=blocks, title=core_title or first_title,
+                              page_count=len(slides), warnings=warnings)
+    if strict:
+        extracted.quality["ooxml_variant"] = "strict"
+    return extracted

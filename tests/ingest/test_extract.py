@@ -183,3 +183,32 @@ def test_a_wide_header_is_kept_whole_once_a_narrow_one_only_in_each_chunk() -> N
     wide = sheet(narrow + 1).blocks
     assert [b.text.split(" | ")[0] for b in wide] == ["c000", "0"]
     assert all(b.header == wide[0].header for b in wide)
+
+
+def test_a_workbook_with_one_broken_sheet_publishes_the_others_with_a_warning() -> None:
+    """One sheet's XML cut short (a failed save) costs that sheet only: it was XLSX_CORRUPT
+    for the whole workbook."""
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    book.active.title = "Budget"
+    book.active.append(["Item", "Amount"])
+    book.active.append(["Travel", 1200])
+    broken = book.create_sheet("Notes")
+    broken.append(["Note"])
+    broken.append(["never read"])
+    saved = io.BytesIO()
+    book.save(saved)
+    source = zipfile.ZipFile(io.BytesIO(saved.getvalue()))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as rewritten:
+        for member in source.infolist():
+            data = source.read(member)
+            if member.filename == "xl/worksheets/sheet2.xml":
+                data = data[: len(data) // 2]  # cut mid-element: not well-formed
+            rewritten.writestr(member, data)
+    extracted = extract("xlsx", out.getvalue(), "b.xlsx")
+    assert [b.text for b in extracted.blocks] == ["Travel | 1200"]
+    assert extracted.blocks[0].sheet == "Budget"
+    assert any("sheet 'Notes' could not be read" in w for w in extracted.warnings)
+    assert extracted.quality["unread_elements"] == 1

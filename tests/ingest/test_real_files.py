@@ -41,6 +41,7 @@ REAL_FILES = [
                                            "Red PNG dot; ROW 1"], None),
     ("docx/sdt_in_footnote.docx", "docx", ["Dissonance in the food traceability regulatory "
                                            "environment and food fraud"], None),
+    ("docx/test_command_7691.docx", "docx", ["Some text"], None),  # Strict: DOCX_CORRUPT
     ("docx/docx-hdrftr.docx", "docx", ["First header para", "Table cell1 | Table cell2"],
      None),
     # charsets as declared, else detected and said
@@ -58,11 +59,12 @@ REAL_FILES = [
     ("email/ks_c_5601-1987.eml", "eml", ["스티해"], None),
     # workbooks and slides: Strict OOXML, a text box, SmartArt
     ("xlsx/testEXCEL.strict.xlsx", "xlsx", ["I'm in bold blue, on a yellow background"],
-     "Strict Open XML"),
+     None),
     ("xlsx/testEXCEL_textbox.xlsx", "xlsx", ["this is some autoshape text"], None),
     ("xlsx/testEXCEL_diagramData.xlsx", "xlsx", ["SmartArt text#1.", "SmartArt text#3."],
      None),
     ("pptx/testPPT_diagramData.pptx", "pptx", ["VP – HR", "VP - Marketing"], None),
+    ("pptx/testPPT_masterText.pptx", "pptx", ["Text that I added to the master slide"], None),
     # PDF: a page pdfminer cannot interpret, text outside the crop box, ligatures, (cid:N),
     # vertical Japanese
     ("pdf/pdf-bad-color-space.pdf", "pdf", ["2023 Environmental Report",
@@ -164,3 +166,12 @@ def test_text_in_any_charset_passes_the_upload_check(name: str) -> None:
 
     kind = {"eml": "eml", "txt": "txt", "html": "html"}[name.rsplit(".", 1)[1]]
     sniff(kind, (FIXTURES / name).read_bytes(), Path(name).name)  # raises when refused
+
+
+@pytest.mark.parametrize("name, kind", [("xlsx/testEXCEL.strict.xlsx", "xlsx"),
+                                        ("docx/test_command_7691.docx", "docx")])
+def test_a_strict_package_is_read_and_said_so(name: str, kind: str) -> None:
+    extracted = extract(kind, (FIXTURES / name).read_bytes(), Path(name).name)
+    assert extracted.quality["ooxml_variant"] == "strict"
+    transitional = extract("docx", (FIXTURES / "docx/nested_sdt.docx").read_bytes(), "t.docx")
+    assert "ooxml_variant" not in transitional.quality
