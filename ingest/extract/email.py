@@ -168,12 +168,42 @@ def _part_text(part: Any, filename: str, warnings: list[str]) -> str:
     return decoded.text
 
 
+HEADER_END = re.compile(rb"\r?\n\r?\n")
+CHARSET_PARAM = re.compile(rb"""charset\s*=\s*["']?([A-Za-z0-9_.:-]{1,40})""", re.I)
+
+
+def _eight_bit_headers(content: bytes) -> bytes:
+    """Headers written in raw 8-bit bytes (a Japanese mailer's Subject in Shift_JIS, never
+    RFC 2047-encoded) decoded by the charset the message declares, else detected, and
+    re-encoded as RFC 2047 words: Python's parser turns such bytes into "\ufffd"."""
+    from email.header import Header
+
+    from app.domain.charsets import decode
+
+    end = HEADER_END.search(content)
+    if end is None or max(content[:end.start()], default=0) < 0x80:
+        return content
+    head = content[:end.start()]
+    declared = CHARSET_PARAM.search(content)
+    text = decode(head, declared.group(1).decode("ascii") if declared else None).text
+    lines = []
+    for line in text.splitlines():
+        name, colon, value = line.partition(":")
+        if colon and not line[:1].isspace() and not value.isascii():
+            value = " " + Header(value.strip(), "utf-8").encode()
+        elif not line.isascii():  # a folded continuation
+            value, colon, name = " " + Header(line.strip(), "utf-8").encode(), "", ""
+        lines.append(f"{name}{colon}{value}")
+    return "\r\n".join(lines).encode("ascii", "replace") + content[end.start():]
+
+
 def extract_eml(content: bytes, filename: str) -> ExtractedText:
     if content.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in content[:4096]:
         # a whole message saved as UTF-16 or UTF-32 (Windows' "Unicode"): its text first
         from app.domain.charsets import decode
 
         content = decode(content).text.encode("utf-8")
+    content = _eight_bit_headers(content)
     try:
         message = email.message_from_bytes(content, policy=email.policy.default)
     except Exception as exc:  # noqa: BLE001 - the parser is lenient; this is truly broken

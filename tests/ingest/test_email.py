@@ -208,3 +208,20 @@ def test_a_mime_message_without_addresses_is_still_an_email() -> None:
     result = extract("eml", raw, "mime.eml")
     assert "Blah one" in [b.text for b in result.blocks]
     assert [a.filename for a in result.attachments] == ["attachment-1"]  # the other part
+
+
+def test_headers_in_raw_8bit_bytes_are_read_by_the_declared_charset() -> None:
+    """A Japanese mailer's Subject in raw Shift_JIS bytes (never RFC 2047-encoded) came out
+    as replacement characters; it is read by the charset the message declares."""
+    from ingest.extract import extract
+
+    raw = (b"From: a@example.com\r\nTo: b@example.com\r\nSubject: "
+           + "会議の議事録".encode("shift_jis")
+           + b"\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=Shift_JIS\r\n"
+           b"Content-Transfer-Encoding: 8bit\r\n\r\n"
+           + "本日の会議の議事録です。".encode("shift_jis"))
+    extracted = extract("eml", raw, "m.eml")
+    assert extracted.title == "会議の議事録"
+    assert [b.text for b in extracted.blocks][1] == "本日の会議の議事録です。"
+    ascii_only = b"From: a@example.com\r\nSubject: plain\r\n\r\nbody"
+    assert extract("eml", ascii_only, "p.eml").title == "plain"  # untouched
