@@ -18,7 +18,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from app.domain.errors import ExtractionError
-from ingest.extract.ooxml import R_NS, diagram_paragraphs, parse_part, transitional_package
+from ingest.extract.ooxml import (
+    C_NS,
+    R_NS,
+    chart_paragraphs,
+    diagram_paragraphs,
+    parse_part,
+    transitional_package,
+)
 from ingest.extract.types import Block, ExtractedText
 
 # What a DOCX may unzip to, read from the ZIP directory before anything is inflated: a few
@@ -47,8 +54,10 @@ CUSTOM_XML, SMART_TAG, ALT_CHUNK, TXBX = (w("customXml"), w("smartTag"), w("altC
 T, TAB, BR, CR, NB_HYPHEN = w("t"), w("tab"), w("br"), w("cr"), w("noBreakHyphen")
 PTAB, FOOTNOTE, ENDNOTE, COMMENT = w("ptab"), w("footnote"), w("endnote"), w("comment")
 MATH_T = "{http://schemas.openxmlformats.org/officeDocument/2006/math}t"
+RUBY = w("ruby")
 FALLBACK = f"{{{MC}}}Fallback"
 DGM_REL_IDS = f"{{{DGM}}}relIds"
+C_CHART = f"{{{C_NS}}}chart"
 # containers whose children are block-level content as a body's are
 BLOCK_WRAPPERS = frozenset({SDT, SDT_CONTENT, CUSTOM_XML, SMART_TAG})
 # inside a paragraph: never its own text (moved-from text is shown again where it moved to;
@@ -158,7 +167,7 @@ class _Walker:
 
     def inline_extras(self, element: Any, depth: int) -> Iterator[str]:
         """Text a paragraph anchors but does not flow: its text boxes (the drawing's, never
-        the VML fallback that repeats it) and its SmartArt diagrams."""
+        the VML fallback that repeats it), its charts and its SmartArt diagrams."""
         for box in element.iter(TXBX):
             if _inside(box, FALLBACK, element) or _inside(box, TXBX, element):
                 continue
@@ -167,6 +176,13 @@ class _Walker:
             self.warnings += inner.warnings
             self.unread += inner.unread
             yield "\n".join(b.text for b in inner.blocks)
+        for chart in element.iter(C_CHART):
+            if _inside(chart, FALLBACK, element):
+                continue
+            rid = chart.get(f"{{{R_NS}}}id")
+            related = self.part.related_parts.get(rid) if rid else None
+            if related is not None:
+                yield "\n".join(chart_paragraphs(related.blob))
         for ids in element.iter(DGM_REL_IDS):
             if _inside(ids, FALLBACK, element):
                 continue
@@ -295,7 +311,12 @@ def paragraph_text(element: Any) -> str:
         tag = node.tag
         if not isinstance(tag, str) or tag in SKIPPED_IN_RUNS:
             continue
-        if tag in (T, MATH_T):
+        if tag == RUBY:  # phonetic guide: the base text, its reading after it in brackets
+            base, reading = node.find(w("rubyBase")), node.find(w("rt"))
+            parts.append(paragraph_text(base) if base is not None else "")
+            said = paragraph_text(reading).strip() if reading is not None else ""
+            parts.append(f" ({said})" if said else "")
+        elif tag in (T, MATH_T):
             parts.append(node.text or "")
         elif tag in (TAB, PTAB):
             parts.append(" ")

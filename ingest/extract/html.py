@@ -38,7 +38,7 @@ def extract_html(content: bytes, filename: str,
     own ``<meta charset>`` wins over it, as in a browser."""
     warnings: list[str] = []
     declared = html_declared_charset(content) or declared_charset
-    soup = BeautifulSoup(decode_text(content, warnings, declared, web=True), "html.parser")
+    soup = BeautifulSoup(decode_text(content, warnings, declared, web=True), "lxml")
     for tag in soup(["script", "style", "noscript", "template"]):
         tag.decompose()
     title = soup.title.get_text(" ", strip=True) if soup.title else None

@@ -76,6 +76,34 @@ def diagram_paragraphs(data_part_blob: bytes) -> list[str]:
     return drawing_paragraphs(parse_part(data_part_blob))
 
 
+C_NS = "http://schemas.openxmlformats.org/drawingml/2006/chart"
+_C_SER, _C_TX, _C_CAT, _C_VAL, _C_V = (f"{{{C_NS}}}{t}" for t in ("ser", "tx", "cat", "val",
+                                                                    "v"))
+MAX_CHART_POINTS = 200  # a chart's values read, per series
+
+
+def chart_paragraphs(chart_part_blob: bytes) -> list[str]:
+    """A chart's words and numbers from its part (``c:chartSpace``): its titles, then each
+    series as "name: category value · category value" from the values it caches, as
+    python-pptx's charts read on slides (ingest/extract/slides.py chart_text)."""
+    root = parse_part(chart_part_blob)
+    series = list(root.iter(_C_SER))
+    titles = [p for p in drawing_paragraphs(root) if p]
+    lines = list(dict.fromkeys(titles))
+    for ser in series:
+        tx = ser.find(_C_TX)
+        name = " ".join(v.text or "" for v in tx.iter(_C_V)).strip() if tx is not None else ""
+        cat, val = ser.find(_C_CAT), ser.find(_C_VAL)
+        cats = [v.text or "" for v in cat.iter(_C_V)] if cat is not None else []
+        vals = [v.text or "" for v in val.iter(_C_V)] if val is not None else []
+        pairs = [f"{c} {v}".strip() for c, v in zip(cats or [""] * len(vals), vals,
+                                                    strict=False)][:MAX_CHART_POINTS]
+        line = f"{name}: " + " · ".join(pairs) if pairs else name
+        if line.strip(": "):
+            lines.append(line)
+    return lines
+
+
 def strict_to_transitional(xml: bytes) -> bytes:
     """One part of a Strict package with its namespaces renamed to Transitional's."""
     for strict, transitional in STRICT_TO_TRANSITIONAL.items():

@@ -27,6 +27,7 @@ from app.store.payload import COLUMN_SEPARATOR, COLUMNS_LABEL  # " | ", as DOCX 
 from ingest.extract.docx import check_unzipped_size
 from ingest.extract.ooxml import (
     R_NS,
+    chart_paragraphs,
     diagram_paragraphs,
     drawing_paragraphs,
     parse_part,
@@ -214,9 +215,9 @@ def extract_xlsx(content: bytes, filename: str) -> ExtractedText:
 
 
 def drawing_blocks(content: bytes, warnings: list[str]) -> list[Block]:
-    """Each sheet's text boxes, shapes and SmartArt (its drawing part, and the diagrams that
-    drawing holds), under the heading "Drawings", cited by sheet. One drawing that cannot be
-    read costs only itself."""
+    """Each sheet's text boxes, shapes, charts and SmartArt (its drawing part, and the charts
+    and diagrams that drawing holds), under the heading "Drawings", cited by sheet. One
+    drawing that cannot be read costs only itself."""
     import zipfile
 
     package = zipfile.ZipFile(io.BytesIO(content))
@@ -237,6 +238,8 @@ def drawing_blocks(content: bytes, warnings: list[str]) -> list[Block]:
                 texts = drawing_paragraphs(parse_part(package.read(drawing)))
                 for data in related(package, drawing, "diagramData"):
                     texts += diagram_paragraphs(package.read(data))
+                for chart in related(package, drawing, "chart"):
+                    texts += chart_paragraphs(package.read(chart))
             except (KeyError, etree.XMLSyntaxError) as exc:
                 warnings.append(f"a drawing of sheet {name!r} could not be read and was left "
                                 f"out ({type(exc).__name__})")

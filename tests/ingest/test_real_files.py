@@ -42,11 +42,14 @@ REAL_FILES = [
     ("docx/sdt_in_footnote.docx", "docx", ["Dissonance in the food traceability regulatory "
                                            "environment and food fraud"], None),
     ("docx/test_command_7691.docx", "docx", ["Some text"], None),  # Strict: DOCX_CORRUPT
+    ("docx/testWORD_charts.docx", "docx", ["wants a peach", "January 5 · February 8"], None),
+    ("docx/testWORD_phonetic.docx", "docx", ["東京 (とうきょう)"], None),
     ("docx/docx-hdrftr.docx", "docx", ["First header para", "Table cell1 | Table cell2"],
      None),
     # charsets as declared, else detected and said
     ("html/big-preamble.html", "html", ["Агентство недвижимости"], None),
     ("html/testHTML_charset_utf16le.html", "html", ["This is a sample text"], None),
+    ("html/testHTMLBadScript.html", "html", ["This is a test."], None),
     ("text/russian.cp866.txt", "txt", ["Однажды, в студеную зимнюю пору"], "(detected)"),
     ("text/fake-text-utf-16-be.txt", "txt", ["This is a test document to use for unit tests."],
      "read as utf-16-be (detected)"),
