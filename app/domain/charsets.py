@@ -34,6 +34,8 @@ WEB_ALIASES = {"iso-8859-1": "cp1252", "latin-1": "cp1252", "latin1": "cp1252",
 MAX_JUNK_SHARE = 0.05
 # ISO-2022-JP's switches to JIS X 0208 (ESC $ B, ESC $ @): Japanese mail's 7-bit charset
 ISO_2022_JP = re.compile(rb"\x1b\$[B@]")
+# chaos and coherence within this of the best guess: as good a reading (detect)
+TIE = 0.02
 # below this, charset-normalizer found no language in what it decoded (detect)
 MIN_COHERENCE = 0.05
 HTML_PRESCAN_BYTES = 64 * 1024
@@ -77,7 +79,8 @@ def detect(content: bytes) -> str | None:
 
     Where it has no evidence of a language (coherence 0: a few accented letters, "café
     crème", decode as well in a dozen code pages), windows-1252 is taken where it reads the
-    bytes: the most common 8-bit charset, and what this reader assumed before detection.
+    bytes: the most common 8-bit charset, and what this reader assumed before detection; so
+    it is where windows-1252 reads as well as the best guess (within ``TIE``).
     """
     from charset_normalizer import from_bytes
 
@@ -91,6 +94,12 @@ def detect(content: bytes) -> str | None:
             return "cp1252"
         except UnicodeDecodeError:  # bytes windows-1252 leaves undefined: the guess stands
             pass
+    # among code pages it finds as good (Portuguese "não" reads as well in windows-1250's
+    # "năo" to it), the most common one wins: windows-1252
+    western = next((m for m in matches if m.encoding == "cp1252"), None)
+    if western is not None and western.chaos <= best.chaos + TIE \
+            and western.coherence >= best.coherence - TIE:
+        return "cp1252"
     return codec_name(best.encoding)
 
 
