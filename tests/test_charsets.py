@@ -84,3 +84,16 @@ def test_text_in_any_charset_looks_like_text_binary_does_not() -> None:
     assert guessed is not None and not looks_like_text(binary)
     junk = sum(ch < " " for ch in binary.decode(guessed, errors="replace"))
     assert junk > MAX_JUNK_SHARE * len(binary.decode(guessed, errors="replace"))
+
+
+def test_a_stray_nul_in_utf8_text_is_still_utf8_nuls_throughout_are_wide() -> None:
+    """Over WIDE_NUL_SHARE of NULs: UTF-16/32 without a mark; one NUL in UTF-8 text (a bad
+    export) must not turn "Grüße" into windows-1252 mojibake."""
+    from app.domain.charsets import WIDE_NUL_SHARE
+
+    stray = "Grüße\x00 aus Köln".encode()
+    assert stray.count(0) <= WIDE_NUL_SHARE * len(stray)
+    assert decode(stray).text == "Grüße\x00 aus Köln" and decode(stray).charset == "utf-8"
+    wide = "Grüße aus Köln".encode("utf-16-le")
+    assert wide.count(0) > WIDE_NUL_SHARE * len(wide)
+    assert decode(wide).text == "Grüße aus Köln"

@@ -32,6 +32,8 @@ WEB_ALIASES = {"iso-8859-1": "cp1252", "latin-1": "cp1252", "latin1": "cp1252",
 # a detected charset whose reading is over 5 % control characters or replacements was a
 # guess at binary data (NUL-laden bytes read as "UTF-32")
 MAX_JUNK_SHARE = 0.05
+# NULs in over a tenth of the bytes: a wide encoding (or binary), not UTF-8 (_wide)
+WIDE_NUL_SHARE = 0.1
 # ISO-2022-JP's switches to JIS X 0208 (ESC $ B, ESC $ @): Japanese mail's 7-bit charset
 ISO_2022_JP = re.compile(rb"\x1b\$[B@]")
 # chaos and coherence within this of the best guess: as good a reading (detect)
@@ -70,6 +72,13 @@ def html_declared_charset(content: bytes) -> str | None:
     return found.group(1).decode("ascii") if found else None
 
 
+def _wide(sample: bytes) -> bool:
+    """NULs throughout (over ``WIDE_NUL_SHARE`` of the bytes): UTF-16 or UTF-32 without a
+    mark (ASCII letters in UTF-16 are half NULs), or binary — never UTF-8 text with a stray
+    NUL, which is still read as UTF-8."""
+    return sample.count(0) > WIDE_NUL_SHARE * max(len(sample), 1)
+
+
 def _bom(content: bytes) -> tuple[bytes, str] | None:
     return next(((mark, codec) for mark, codec in BOMS if content.startswith(mark)), None)
 
@@ -88,6 +97,8 @@ def detect(content: bytes) -> str | None:
     best = matches.best()
     if best is None:
         return None
+    if _wide(content[:DETECT_BYTES]):  # NULs throughout: the wide encoding it found stands
+        return codec_name(best.encoding)
     if best.coherence < MIN_COHERENCE:
         try:
             content[:DETECT_BYTES].decode("cp1252")
@@ -133,7 +144,7 @@ def decode(content: bytes, declared: str | None = None, *, web: bool = False) ->
                            "no charset was declared: read as ISO-2022-JP (its escapes)")
         except UnicodeDecodeError:
             pass
-    if b"\x00" not in content[:DETECT_BYTES]:  # UTF-16/32 without a mark is valid UTF-8 too
+    if not _wide(content[:DETECT_BYTES]):  # UTF-16/32 without a mark is valid UTF-8 too
         try:
             return Decoded(content.decode("utf-8"), "utf-8", "utf-8", warning)
         except UnicodeDecodeError:
@@ -154,7 +165,7 @@ def looks_like_text(head: bytes) -> bool:
     mark, Shift_JIS, windows-1251 …)."""
     if _bom(head) is not None:
         return True
-    if b"\x00" not in head:  # with NULs: UTF-16 or UTF-32 without a mark, or binary
+    if not _wide(head):  # NULs throughout: UTF-16 or UTF-32 without a mark, or binary
         try:
             head.decode("utf-8")
             return True
