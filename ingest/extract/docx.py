@@ -360,7 +360,7 @@ def extract_docx(content: bytes, filename: str) -> ExtractedText:
     content, strict = transitional_package(content)
     try:
         document = docx.Document(io.BytesIO(content))
-    except (zipfile.BadZipFile, KeyError, ValueError) as exc:
+    except (zipfile.BadZipFile, KeyError, ValueError, SyntaxError) as exc:  # lxml: XML
         raise ExtractionError(f"{filename} is not a readable DOCX file ({type(exc).__name__}); "
                               "it may be corrupt or an old .doc", code="DOCX_CORRUPT") from None
     styles = _style_names(document)

@@ -145,10 +145,10 @@ def transitional_package(content: bytes) -> tuple[bytes, bool]:
     import io
     import zipfile
 
-    package = zipfile.ZipFile(io.BytesIO(content))
     try:
+        package = zipfile.ZipFile(io.BytesIO(content))
         strict = STRICT_MARK in package.read("_rels/.rels")
-    except KeyError:
+    except (KeyError, zipfile.BadZipFile, OSError):  # the reader says what is wrong with it
         return content, False
     if not strict:
         return content, False

@@ -113,7 +113,7 @@ def extract_pptx(content: bytes, filename: str) -> ExtractedText:
     content, strict = transitional_package(content)
     try:
         deck = Presentation(io.BytesIO(content))
-    except (zipfile.BadZipFile, KeyError, ValueError) as exc:
+    except (zipfile.BadZipFile, KeyError, ValueError, SyntaxError) as exc:  # lxml: XML
         raise ExtractionError(f"{filename} is not a readable .pptx deck ({type(exc).__name__}); "
                               "it may be corrupt or an old .ppt", code="PPTX_CORRUPT") from None
     slides = list(deck.slides)
