@@ -642,3 +642,47 @@ def test_commands_that_could_run_here_ask_the_recorded_server_first(
         listed = narrow.invoke(cli.app, ["documents", "list", *key])
     assert found.exit_code == 0 and "handbook.md" in found.output, found.output
     assert listed.exit_code == 0 and "handbook.md" in listed.output, listed.output
+
+
+@pytest.mark.parametrize("command", [["reindex"], ["migrate"], ["worker"],
+                                     ["store", "export", "out"], ["store", "import", "."]])
+def test_a_command_that_needs_the_engine_is_refused_at_once_while_a_server_holds_it(
+        command: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 46: with a live `evidence serve` recorded in the data folder, commands that need
+    the embedded engine for themselves say so before loading anything (reindex took 2.2 s to
+    learn it from the engine's lock); with a Qdrant server configured nothing is refused."""
+    import app.runtime
+    from app.cli.server_api import recorded_server
+    from app.settings import Settings
+
+    def nothing_here(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("loaded the runtime although a server holds the engine")
+
+    monkeypatch.setattr(app.runtime, "build_runtime", nothing_here)
+    monkeypatch.setattr(app.runtime, "open_registry", nothing_here)
+    monkeypatch.setenv("EVIDENCE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("EVIDENCE_SERVER_URL", raising=False)
+    monkeypatch.chdir(tmp_path)
+    get_settings.cache_clear()
+    settings = get_settings()
+    with recorded_server(Settings(data_dir=tmp_path / "data"), "127.0.0.1", 8623):
+        result = CliRunner().invoke(cli.app, command)
+    said = " ".join(result.output.split())
+    assert result.exit_code == 1, result.output
+    assert "STORE_LOCKED: `evidence serve` (http://127.0.0.1:8623) holds the embedded engine" \
+        in said and str(settings.qdrant.path) in said
+    get_settings.cache_clear()
+
+
+def test_nothing_is_refused_without_a_live_record_or_with_a_qdrant_server(
+        tmp_path: Path) -> None:
+    from app.cli.common import refuse_while_served
+    from app.cli.server_api import recorded_server
+    from app.settings import QdrantSettings, Settings
+
+    alone = Settings(data_dir=tmp_path / "data")
+    refuse_while_served(alone, "go on")  # no record: returns
+    served = Settings(data_dir=tmp_path / "data",
+                      qdrant=QdrantSettings(url="http://127.0.0.1:6333"))
+    with recorded_server(alone, "127.0.0.1", 8624):
+        refuse_while_served(served, "go on")  # a server engine admits both: returns

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from app.domain.errors import ServiceError
-from app.settings import get_settings
+from app.settings import Settings, get_settings
 
 app = typer.Typer(help="Evidence Search: document-version search on Qdrant.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
@@ -74,6 +74,21 @@ def cli_error(exc: ServiceError) -> str:
 
 def _fail_with(exc: ServiceError) -> None:
     _fail(escape(cli_error(exc)))
+
+
+def refuse_while_served(settings: Settings, then: str) -> None:
+    """A command that needs the embedded engine for itself (reindex, store export and
+    import, migrate, worker) is refused at once while a live `evidence serve` holds this
+    data folder: before models, the registry or the engine load (reindex took 2.2 s to say
+    the engine was locked; issue 46). A Qdrant server admits both: nothing is refused."""
+    if settings.qdrant.url is not None:
+        return
+    from app.cli.server_api import running_server
+
+    url = running_server(settings)
+    if url is not None:
+        _fail(f"STORE_LOCKED: `evidence serve` ({url}) holds the embedded engine in "
+              f"{settings.qdrant.path}; stop it first, then {then}")
 
 
 

@@ -28,6 +28,7 @@ def migrate() -> None:
     """Create or upgrade the registry schema (Alembic) and create the vector collection: run
     once before api and workers start (docker-compose's `migrate` service), so they never race
     to do it."""
+    common.refuse_while_served(get_settings(), "run `evidence migrate` again")
     from app.models.manifest import Manifest
     from app.runtime import open_registry
     from app.store import open_store
@@ -104,6 +105,8 @@ def worker(
                                "EVIDENCE_METRICS_TOKEN, as the API's /metrics)")] = None,
 ) -> None:
     """Run an ingestion worker until SIGTERM/SIGINT (PostgreSQL + Qdrant server deployments)."""
+    common.refuse_while_served(get_settings(), "run the worker beside a Qdrant server "
+                               "(EVIDENCE_QDRANT__URL), or let `evidence serve` ingest")
     from app.runtime import build_runtime
     from ingest.service import WorkerPool
 
@@ -160,6 +163,7 @@ def reindex() -> None:
     built, every current version is queued again and ingested here. A Qdrant server: point
     EVIDENCE_QDRANT__COLLECTION at a new collection first; the old one is left untouched.
     """
+    common.refuse_while_served(get_settings(), "run `evidence reindex` again")
     from app.registry import bm25_stats, jobs
     from app.registry.database import transaction
     from app.runtime import build_runtime

@@ -27,6 +27,7 @@ def store_export(
     """Every point of the configured engine (vectors and payload) into FOLDER: a backup, or
     the first half of a move to a Qdrant server. Stop the server first in the embedded
     default (the engine admits one process); run again to resume."""
+    common.refuse_while_served(get_settings(), "export again (it resumes)")
     from app.models.manifest import Manifest
     from app.store import open_store
     from app.store.transfer import export_points
@@ -54,6 +55,7 @@ def store_import(
 ) -> None:
     """Every exported point into the configured engine (EVIDENCE_QDRANT__URL for a server),
     then a check that it holds every one; run again to resume."""
+    common.refuse_while_served(get_settings(), "import again (it resumes)")
     from app.store import open_store
     from app.store.transfer import import_points, read_manifest
 
