@@ -88,13 +88,13 @@ def check_unzipped_size(content: bytes, filename: str, kind: str = "docx") -> No
 
 
 class _Walker:
-    """Reads one part's block-level XML into Blocks, under the heading path it keeps."""
+    """Reads one part's block-level XML into Blocks, under the heading path it keeps. Every
+    warning names an element left out, into the document's one list (``warnings``), shared
+    by the walkers of its cells, text boxes and parts: their count is the unread count."""
 
-    def __init__(self, part: Any, styles: dict[str, str], filename: str) -> None:
-        self.part, self.styles, self.filename = part, styles, filename
+    def __init__(self, part: Any, styles: dict[str, str], warnings: list[str]) -> None:
+        self.part, self.styles, self.warnings = part, styles, warnings
         self.blocks: list[Block] = []
-        self.warnings: list[str] = []
-        self.unread = 0
         self.headings: list[tuple[int, str]] = []
         self.styled_title: str | None = None
         self.first_heading: str | None = None
@@ -125,8 +125,11 @@ class _Walker:
             what = f"table {self._tables}" if tag == TBL else local_name(tag)
             self._skip(what, exc)
 
+    def inner(self) -> _Walker:
+        """A walker for a cell or a text box: its own blocks, the document's warnings."""
+        return _Walker(self.part, self.styles, self.warnings)
+
     def _skip(self, what: str, exc: Exception | None) -> None:
-        self.unread += 1
         why = f" ({type(exc).__name__}: {str(exc)[:120]})" if exc is not None else ""
         self.warnings.append(f"{what} could not be read and was left out{why}")
 
@@ -171,25 +174,17 @@ class _Walker:
         for box in element.iter(TXBX):
             if _inside(box, FALLBACK, element) or _inside(box, TXBX, element):
                 continue
-            inner = _Walker(self.part, self.styles, self.filename)
+            inner = self.inner()
             inner.walk(box, depth + 1)
-            self.warnings += inner.warnings
-            self.unread += inner.unread
             yield "\n".join(b.text for b in inner.blocks)
-        for chart in element.iter(C_CHART):
-            if _inside(chart, FALLBACK, element):
-                continue
-            rid = chart.get(f"{{{R_NS}}}id")
-            related = self.part.related_parts.get(rid) if rid else None
-            if related is not None:
-                yield "\n".join(chart_paragraphs(related.blob))
-        for ids in element.iter(DGM_REL_IDS):
-            if _inside(ids, FALLBACK, element):
-                continue
-            rid = ids.get(f"{{{R_NS}}}dm")
-            related = self.part.related_parts.get(rid) if rid else None
-            if related is not None:
-                yield "\n".join(diagram_paragraphs(related.blob))
+        # a chart (c:chart r:id) or a SmartArt diagram (dgm:relIds r:dm) names its own part
+        for tag, attribute, read in ((C_CHART, "id", chart_paragraphs),
+                                     (DGM_REL_IDS, "dm", diagram_paragraphs)):
+            for reference in element.iter(tag):
+                rid = reference.get(f"{{{R_NS}}}{attribute}")
+                related = self.part.related_parts.get(rid) if rid else None
+                if related is not None and not _inside(reference, FALLBACK, element):
+                    yield "\n".join(read(related.blob))
 
     def table(self, element: Any, depth: int) -> None:
         """A table one block, a row a line, cells joined by " | "; a table in a cell is that
@@ -203,15 +198,13 @@ class _Walker:
                              for cell in _children(row, TC))
 
     def cell_text(self, cell: Any, depth: int) -> str:
-        inner = _Walker(self.part, self.styles, self.filename)
+        inner = self.inner()
         for child in cell:
             if child.tag == TBL:  # a nested table: its rows on one line of the outer row
                 rows = [r for r in inner.table_rows(child, depth + 1) if r.strip(" |")]
                 inner.add(" / ".join(rows))
             else:
                 inner.element(child, depth + 1)
-        self.warnings += inner.warnings
-        self.unread += inner.unread
         return " ".join(b.text.replace("\n", " ") for b in inner.blocks)
 
     def alt_chunk(self, element: Any) -> None:
@@ -340,17 +333,23 @@ def _style_names(document: Any) -> dict[str, str]:
     return names
 
 
-def _notes(part: Any, styles: dict[str, str], filename: str, tag: str,
-           heading: str) -> _Walker | None:
-    """Footnotes, endnotes or comments: each note's paragraphs under one heading."""
-    walker = _Walker(part, styles, filename)
+# the parts read after the body, under the heading that says where their words were, and
+# the elements holding their block-level content (None: the part's root itself)
+AFTER_BODY = {"header": ("Page header", None), "footer": ("Page footer", None),
+              "footnotes": ("Footnotes", FOOTNOTE), "endnotes": ("Endnotes", ENDNOTE),
+              "comments": ("Comments", COMMENT)}
+
+
+def _part_blocks(part: Any, styles: dict[str, str], warnings: list[str], heading: str,
+                 tag: str | None) -> list[Block]:
+    """A header's or footer's blocks, or each note's or comment's (separators left out)."""
+    walker = _Walker(part, styles, warnings)
     walker.headings = [(0, heading)]
     root = parse_part(part.blob)
-    for note in root.iter(tag):
-        if note.get(w("type")) in NOTE_SEPARATORS:
-            continue
-        walker.walk(note)
-    return walker if walker.blocks or walker.warnings else None
+    for container in ([root] if tag is None else root.iter(tag)):
+        if container.get(w("type")) not in NOTE_SEPARATORS:
+            walker.walk(container)
+    return walker.blocks
 
 
 def extract_docx(content: bytes, filename: str) -> ExtractedText:
@@ -364,42 +363,27 @@ def extract_docx(content: bytes, filename: str) -> ExtractedText:
         raise ExtractionError(f"{filename} is not a readable DOCX file ({type(exc).__name__}); "
                               "it may be corrupt or an old .doc", code="DOCX_CORRUPT") from None
     styles = _style_names(document)
-    body = _Walker(document.part, styles, filename)
+    warnings: list[str] = []  # each names an element left out
+    body = _Walker(document.part, styles, warnings)
     body.walk(document.element.body)
     body.finish()
-    blocks, warnings, unread = list(body.blocks), list(body.warnings), body.unread
-    # headers and footers (each distinct text once: every section repeats its own), then the
-    # notes and comments, under headings that say where the words were
+    blocks = list(body.blocks)
+    # headers and footers, then the notes and comments
     seen: set[str] = set()
     for rel in document.part.rels.values():
-        if rel.is_external:
-            continue
         kind = rel.reltype.rsplit("/", 1)[-1]
+        if rel.is_external or kind not in AFTER_BODY:
+            continue
         try:
-            if kind in ("header", "footer"):
-                walker = _Walker(rel.target_part, styles, filename)
-                walker.headings = [(0, "Page header" if kind == "header" else "Page footer")]
-                walker.walk(parse_part(rel.target_part.blob))
-                fresh = [b for b in walker.blocks if b.text not in seen]
-                seen.update(b.text for b in fresh)
-                part_blocks, part_warnings, part_unread = fresh, walker.warnings, walker.unread
-            elif kind in ("footnotes", "endnotes", "comments"):
-                tag = {"footnotes": FOOTNOTE, "endnotes": ENDNOTE, "comments": COMMENT}[kind]
-                walker = _notes(rel.target_part, styles, filename, tag, kind.capitalize())
-                if walker is None:
-                    continue
-                part_blocks, part_warnings, part_unread = (walker.blocks, walker.warnings,
-                                                           walker.unread)
-            else:
-                continue
+            found = _part_blocks(rel.target_part, styles, warnings, *AFTER_BODY[kind])
         except Exception as exc:  # noqa: BLE001 — a broken part costs only itself
             warnings.append(f"the {kind} part could not be read and was left out "
                             f"({type(exc).__name__}: {str(exc)[:120]})")
-            unread += 1
             continue
-        blocks += part_blocks
-        warnings += part_warnings
-        unread += part_unread
+        if kind in ("header", "footer"):  # every section repeats its own: each text once
+            found = [b for b in found if b.text not in seen]
+            seen.update(b.text for b in found)
+        blocks += found
     # the Title style first, then the core properties, then the first heading
     try:
         core_title = (document.core_properties.title or "").strip()
@@ -407,8 +391,8 @@ def extract_docx(content: bytes, filename: str) -> ExtractedText:
         core_title = ""
     title = body.styled_title or core_title or body.first_heading
     extracted = ExtractedText(blocks=blocks, title=title or None, warnings=warnings)
-    if unread:
-        extracted.quality["unread_elements"] = unread
+    if warnings:
+        extracted.quality["unread_elements"] = len(warnings)
     if strict:
         extracted.quality["ooxml_variant"] = "strict"
     return extracted

@@ -121,9 +121,10 @@ def _resolve(base: str, target: str) -> str:
     return posixpath.normpath(posixpath.join(posixpath.dirname(base), target))
 
 
-def related(package: Any, part: str, kind: str) -> list[str]:
-    """The package paths ``part``'s relationships of ``kind`` (the type's last segment:
-    "drawing", "diagramData", "worksheet") point to, in the order its .rels lists them."""
+def relationships(package: Any, part: str, kind: str) -> list[tuple[str, str]]:
+    """(relationship id, package path) of ``part``'s relationships of ``kind`` (the type's
+    last segment: "drawing", "diagramData", "worksheet"), in the order its .rels lists them;
+    external targets left out."""
     import posixpath
 
     rels = posixpath.join(posixpath.dirname(part), "_rels", posixpath.basename(part) + ".rels")
@@ -131,9 +132,14 @@ def related(package: Any, part: str, kind: str) -> list[str]:
         root = parse_part(package.read(rels))
     except KeyError:
         return []
-    return [_resolve(part, rel.get("Target", "")) for rel in root
+    return [(rel.get("Id", ""), _resolve(part, rel.get("Target", ""))) for rel in root
             if rel.get("Type", "").rsplit("/", 1)[-1] == kind
             and rel.get("TargetMode") != "External"]
+
+
+def related(package: Any, part: str, kind: str) -> list[str]:
+    """The package paths ``part``'s relationships of ``kind`` point to (``relationships``)."""
+    return [path for _rid, path in relationships(package, part, kind)]
 
 
 def transitional_package(content: bytes) -> tuple[bytes, bool]:

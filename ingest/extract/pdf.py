@@ -168,14 +168,16 @@ class PdfiumPages:
             self.warnings.append(f"page {number} could not be read ({why}; PDFium: "
                                  f"{type(exc).__name__}) and was left out")
             return []
-        lines = [line.strip() for line in text.replace("\r\n", "\n").split("\n")]
-        lines = [line for line in lines if line]
-        self.read.append(number)
         self.warnings.append(f"page {number} could not be laid out ({why}): its text was read "
                              "line by line by PDFium, without paragraphs or columns")
-        if not lines:
-            return []
-        return [Block(text="\n".join(lines), page=number, line_start=1, line_end=len(lines))]
+        return self._lines(number, text)
+
+    def _lines(self, number: int, text: str) -> list[Block]:
+        """PDFium's reading of a page as one block of its lines (cited 1 … n)."""
+        self.read.append(number)
+        lines = [clean_glyphs(line.strip()) for line in text.splitlines() if line.strip()]
+        return ([Block(text="\n".join(lines), page=number, line_start=1, line_end=len(lines))]
+                if lines else [])
 
     def unless_lost(self, number: int, text: str) -> list[Block] | None:
         """PDFium's reading of a page where pdfminer's layout kept under half the characters
@@ -188,13 +190,10 @@ class PdfiumPages:
         found, whole = _letters(text), _letters(other)
         if whole < MIN_TEXT_CHARS or found >= KEPT_SHARE * whole:
             return None
-        lines = [line.strip() for line in other.replace("\r\n", "\n").split("\n")]
-        lines = [clean_glyphs(line) for line in lines if line.strip()]
-        self.read.append(number)
         self.warnings.append(f"page {number}: the layout analysis kept {found:,} of the "
                              f"{whole:,} characters PDFium reads; the page was read line by "
                              "line by PDFium, without paragraphs or columns")
-        return [Block(text="\n".join(lines), page=number, line_start=1, line_end=len(lines))]
+        return self._lines(number, other)
 
     def rest(self, done: int, cause: Exception) -> list[Block]:
         """The pages after ``done`` by PDFium, when pdfminer could not walk the document's

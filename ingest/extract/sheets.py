@@ -32,6 +32,7 @@ from ingest.extract.ooxml import (
     drawing_paragraphs,
     parse_part,
     related,
+    relationships,
     transitional_package,
 )
 from ingest.extract.types import Block, ExtractedText, decode_text
@@ -184,7 +185,6 @@ def extract_xlsx(content: bytes, filename: str) -> ExtractedText:
                                 f"{MAX_SHEETS}")
         budget = [MAX_CELLS]
         blocks: list[Block] = []
-        unread = 0
         for sheet in book.worksheets:
             try:
                 blocks.extend(_rows_as_blocks(_sheet_cells(book, sheet), sheet.title,
@@ -192,7 +192,6 @@ def extract_xlsx(content: bytes, filename: str) -> ExtractedText:
             except ExtractionError:
                 raise
             except Exception as exc:  # noqa: BLE001 — one sheet costs only itself
-                unread += 1
                 warnings.append(f"sheet {sheet.title!r} could not be read and was left out "
                                 f"({type(exc).__name__}: {str(exc)[:120]})")
         blocks.extend(drawing_blocks(content, warnings))
@@ -209,8 +208,8 @@ def extract_xlsx(content: bytes, filename: str) -> ExtractedText:
                               warnings=warnings)
     if strict:
         extracted.quality["ooxml_variant"] = "strict"
-    if unread:
-        extracted.quality["unread_elements"] = unread
+    if warnings:  # each names a sheet or a drawing left out
+        extracted.quality["unread_elements"] = len(warnings)
     return extracted
 
 
@@ -226,21 +225,17 @@ def drawing_blocks(content: bytes, warnings: list[str]) -> list[Block]:
         book = parse_part(package.read("xl/workbook.xml"))
     except (KeyError, etree.XMLSyntaxError):
         return blocks
-    relation_ids = [s.get(f"{{{R_NS}}}id") for s in book.iter(f"{{{SHEET_NS}}}sheet")]
-    names = [s.get("name") for s in book.iter(f"{{{SHEET_NS}}}sheet")]
-    targets = dict(_sheet_targets(package))
-    for rid, name in zip(relation_ids, names, strict=False):
-        path = targets.get(rid or "")
-        if path is None:
-            continue
-        for drawing in related(package, path, "drawing"):
+    paths = dict(relationships(package, "xl/workbook.xml", "worksheet"))
+    for sheet in book.iter(f"{{{SHEET_NS}}}sheet"):
+        name, path = sheet.get("name"), paths.get(sheet.get(f"{{{R_NS}}}id") or "")
+        for drawing in related(package, path, "drawing") if path else []:
             try:
                 texts = drawing_paragraphs(parse_part(package.read(drawing)))
                 for data in related(package, drawing, "diagramData"):
                     texts += diagram_paragraphs(package.read(data))
                 for chart in related(package, drawing, "chart"):
                     texts += chart_paragraphs(package.read(chart))
-            except (KeyError, etree.XMLSyntaxError) as exc:
+            except (KeyError, etree.XMLSyntaxError, zipfile.BadZipFile) as exc:
                 warnings.append(f"a drawing of sheet {name!r} could not be read and was left "
                                 f"out ({type(exc).__name__})")
                 continue
@@ -248,19 +243,6 @@ def drawing_blocks(content: bytes, warnings: list[str]) -> list[Block]:
                 blocks.append(Block(text="\n".join(texts), sheet=name,
                                     heading_path=("Drawings",)))
     return blocks
-
-
-def _sheet_targets(package: Any) -> Iterator[tuple[str, str]]:
-    """(relationship id, sheet part path) from the workbook's relationships."""
-    try:
-        root = parse_part(package.read("xl/_rels/workbook.xml.rels"))
-    except KeyError:
-        return
-    for rel in root:
-        if rel.get("Type", "").endswith("/worksheet"):
-            target = rel.get("Target", "")
-            yield rel.get("Id", ""), (target.lstrip("/") if target.startswith("/")
-                                      else f"xl/{target}")
 
 
 def _sheet_cells(book: Any, sheet: Any) -> Iterator[SparseRow]:

@@ -148,4 +148,6 @@ def extract_pptx(content: bytes, filename: str) -> ExtractedText:
                               page_count=len(slides), warnings=warnings)
     if strict:
         extracted.quality["ooxml_variant"] = "strict"
+    if warnings:  # each names a shape left out
+        extracted.quality["unread_elements"] = len(warnings)
     return extracted
