@@ -146,7 +146,7 @@ class SearchSettings(_Group):
     # client's counts alone). Chosen by cross-validation on SciFact (docs/BENCHMARKS.md).
     bm25_prior_chunks: float = Field(1000.0, ge=0.0, le=1e7)
     # The entity lane's weight in the fusion (a query naming an amount, day or id: the chunks
-    # holding it exactly; app/search/lanes.py entity_lane). 0: off. It sits on the words side,
+    # holding it exactly; app/search/lanes.py lane_query). 0: off. It sits on the words side,
     # scaled by 1 - alpha as BM25 is (app/search/fusion.py): 2.0 gives it at the default alpha
     # 0.5 exactly the weight 1.0 had before it was scaled, the one chosen on the judged entity
     # queries of tests/search/entity_queries.py (docs/BENCHMARKS.md).

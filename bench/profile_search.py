@@ -15,6 +15,7 @@ import argparse
 import cProfile
 import io
 import pstats
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -30,6 +31,8 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--sort", default="tottime")
+    parser.add_argument("--callers", default="",
+                        help="also print who calls functions matching this name")
     parser.add_argument("--models", type=Path, default=Path("models"))
     args = parser.parse_args()
 
@@ -50,13 +53,19 @@ def main() -> None:
         service = SearchService(SearchEngine(runtime.store, corpus.models,
                                              runtime.settings.search), 0.5)
 
+        stages: dict[str, list[float]] = {}
+
         def search_all() -> None:
             for q in corpus.queries:
                 with transaction(runtime.sessions) as s:
-                    evidence_result(service.answer(s, client_id=client_id, query=SearchQuery(
-                        query=q, alpha=0.5, limit=10)), explain=False).model_dump_json()
+                    answer = service.answer(s, client_id=client_id, query=SearchQuery(
+                        query=q, alpha=0.5, limit=10))
+                    evidence_result(answer, explain=False).model_dump_json()
+                for stage, ms in answer.timings.items():
+                    stages.setdefault(stage, []).append(ms)
 
         search_all()  # warm
+        stages.clear()
         cpu0, wall0 = time.process_time(), time.perf_counter()
         search_all()
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
@@ -64,14 +73,23 @@ def main() -> None:
         print(f"{machine()}; {args.size:,} chunks")
         print(f"{n} searches: {1000 * cpu / n:.1f} ms CPU and {1000 * wall / n:.1f} ms wall "
               "per search (unprofiled; the query model's threads included)")
+        total = statistics.mean(stages.pop("total"))
+        print(f"meta.timings, mean ms per search (share of the service's {total:.1f} ms):")
+        for stage, ms in sorted(stages.items(), key=lambda kv: -statistics.mean(kv[1])):
+            print(f"  {stage:14} {statistics.mean(ms):7.2f}  {statistics.mean(ms) / total:5.1%}")
+        rest = total - sum(statistics.mean(ms) for ms in stages.values())
+        print(f"  {'(untimed)':14} {rest:7.2f}  {rest / total:5.1%}")
         profile = cProfile.Profile()
         profile.enable()
         search_all()
         profile.disable()
         runtime.close()
     out = io.StringIO()
-    pstats.Stats(profile, stream=out).sort_stats(args.sort).print_stats(args.top)
-    print(out.getvalue()[:14000])
+    stats = pstats.Stats(profile, stream=out).sort_stats(args.sort)
+    stats.print_stats(args.top)
+    if args.callers:
+        stats.print_callers(args.callers)
+    print(out.getvalue()[:20000])
 
 
 if __name__ == "__main__":

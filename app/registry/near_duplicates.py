@@ -28,7 +28,8 @@ def near_duplicates(session: Session, *, client_id: str, keys: Collection[Versio
                     ) -> dict[VersionKey, list[dict]]:
     """{version: [{"document_id", "similarity"}, …]} of the given versions: other documents'
     current versions at or over the threshold, most similar first; exact duplicates (the same
-    text) are not repeated here."""
+    text) are not repeated here. Three reads for a whole page, whatever its length: the
+    versions' signatures, their bands, and every current version sharing one of those bands."""
     if not keys:
         return {}
     wanted = set(keys)
@@ -40,22 +41,34 @@ def near_duplicates(session: Session, *, client_id: str, keys: Collection[Versio
                Document.document_id.in_({d for d, _ in keys}),
                DocumentVersion.version_id.in_({v for _, v in keys})))
         if (d, v) in wanted and sig}
-    found: dict[VersionKey, list[dict]] = {}
-    for key, (pk, sig, text) in mine.items():
-        mine_bands = session.execute(
-            select(NearBand.band, NearBand.digest).where(NearBand.version_pk == pk)).all()
-        candidates = session.execute(current_versions(
-            select(Document.document_id, DocumentVersion.minhash, DocumentVersion.text_sha256),
+    if not mine:
+        return {}
+    bands_of: dict[int, set[tuple[int, str]]] = {}
+    for pk, band, digest in session.execute(
+            select(NearBand.version_pk, NearBand.band, NearBand.digest)
+            .where(NearBand.version_pk.in_({pk for pk, _, _ in mine.values()}))):
+        bands_of.setdefault(pk, set()).add((band, digest))
+    every = set().union(*bands_of.values()) if bands_of else set()
+    if not every:
+        return {}
+    sharing: dict[tuple[int, str], list[tuple[int, str, list, str | None]]] = {}
+    for band, digest, pk, document_id, other, other_text in session.execute(current_versions(
+            select(NearBand.band, NearBand.digest, DocumentVersion.id, Document.document_id,
+                   DocumentVersion.minhash, DocumentVersion.text_sha256),
             client_id=client_id)
             .join(NearBand, NearBand.version_pk == DocumentVersion.id)
-            .where(NearBand.client_id == client_id, DocumentVersion.id != pk,
-                   Document.document_id != key[0],
-                   NearBand.band.in_({b for b, _ in mine_bands}),
-                   NearBand.digest.in_({d for _, d in mine_bands}))
-            .distinct())
-        near = {}
-        for document_id, other, other_text in candidates:
-            if not other or (text and other_text == text):
+            .where(NearBand.client_id == client_id,
+                   NearBand.band.in_({b for b, _ in every}),
+                   NearBand.digest.in_({d for _, d in every}))):
+        if (band, digest) in every:
+            sharing.setdefault((band, digest), []).append((pk, document_id, other, other_text))
+    found: dict[VersionKey, list[dict]] = {}
+    for key, (pk, sig, text) in mine.items():
+        near: dict[str, float] = {}
+        candidates = {c[0]: c for shared in bands_of.get(pk, ()) for c in sharing.get(shared, ())}
+        for other_pk, document_id, other, other_text in candidates.values():
+            if (other_pk == pk or document_id == key[0] or not other
+                    or (text and other_text == text)):
                 continue
             score = similarity(sig, other)
             if score >= NEAR_THRESHOLD:

@@ -29,7 +29,7 @@ from app.search.feedback import expand_sparse, rocchio
 from app.search.fusion import FUSERS, SCORE_FUSIONS, as_if_unfiltered
 from app.search.grouping import COVER_POOL, group_versions
 from app.search.lane_rescore import with_sentence_scores, with_title_weight
-from app.search.lanes import LANE_FIELDS, dense_lane, entity_lane, hydrate, sparse_lane
+from app.search.lanes import LANE_FIELDS, ask_lanes, hydrate, lane_query
 from app.search.query_syntax import folded_words, holds_phrase, holds_phrases
 from app.search.rerank import rerank as rerank_stage
 from app.search.rerank import rerank_depth
@@ -42,8 +42,8 @@ from app.search.snippets import (
 from app.search.spans import literal_spans
 from app.search.types import Candidate, LaneResult, Trace, VersionHit
 from app.settings import SearchSettings
-from app.store import ChunkFilter, VectorStore
-from app.store.base import FAR_FUTURE
+from app.store import ChunkFilter, LaneQuery, VectorStore
+from app.store.base import FAR_FUTURE, SENTENCES
 from app.store.payload import (
     DOCUMENT_ID,
     HEADING_PATH,
@@ -163,18 +163,24 @@ class SearchEngine:
         queries = {"dense": dense, "sparse": sparse,
                    "entity": dense if dense is not None else sparse}
         ran = [lane.lane for lane in outcome.trace.lanes if queries.get(lane.lane) is not None]
-        rows = []
-        for version in versions:
-            flt = replace(plan.filter, document_ids=(version.document_id,),
-                          version_ids=(version.version_id,))
+        own_filters = [replace(plan.filter, document_ids=(v.document_id,),
+                               version_ids=(v.version_id,)) for v in versions]
+        # every row's lanes in one engine call (and their sentence scores in a second)
+        lanes = iter(self._ask_all([(name, queries[name], flt) for flt in own_filters
+                                    for name in ran], ROW_DEPTH, floors, plan.entity_keys))
+        fused_rows = []
+        for _version in versions:
             found: dict[str, list[Candidate]] = {"dense": [], "sparse": [], "entity": []}
             for name in ran:
-                found[name] = list(self._ask(name, queries[name], flt, ROW_DEPTH, floors,
-                                             plan.entity_keys).hits)
-            own = self._fuse(plan, found)
-            if phrases:  # a phrase's version cites only chunks holding it
-                own = [c for c in hydrate(self.store, own)
-                       if holds_phrases(c.payload.get(TEXT, ""), phrases)]
+                found[name] = list(next(lanes).hits)
+            fused_rows.append(self._fuse(plan, found))
+        if phrases:  # a phrase's version cites only chunks holding it (one read for the page)
+            texts = self._read([c for own in fused_rows for c in own])
+            fused_rows = [[read for c in own if holds_phrases(
+                (read := texts.get(c.point_id, c)).payload.get(TEXT, ""), phrases)]
+                for own in fused_rows]
+        rows = []
+        for version, own in zip(versions, fused_rows, strict=True):
             pooled = {c.point_id: c for c in version.chunks}
             rows.append(replace(version, chunks=tuple(pooled.get(c.point_id, c) for c in own)
                                 or version.chunks))
@@ -394,31 +400,61 @@ class SearchEngine:
     def _ask(self, name: str, query: Any, flt: ChunkFilter, depth: int,
              floors: dict[str, float], entity_keys: tuple[str, ...]) -> LaneResult:
         """One lane, by name, to ``depth`` inside ``flt``."""
-        if name == "entity":
-            return entity_lane(self.store, query, flt, entity_keys, depth=depth)
+        return self._ask_all([(name, query, flt)], depth, floors, entity_keys)[0]
+
+    def _ask_all(self, asks: Sequence[tuple[str, Any, ChunkFilter]], depth: int,
+                 floors: dict[str, float], entity_keys: tuple[str, ...]) -> list[LaneResult]:
+        """Each (lane, query vector, filter) to ``depth``, asked of the engine in one call; then
+        the dense lanes' first ``sentence_depth`` chunks scored by their best sentence, in a
+        second call for them all; the sparse lanes rescored by title where that is on."""
         s = self.settings
-        if name == "sparse":
-            if not s.title_weight:
-                return sparse_lane(self.store, query, flt, depth=depth, floor=floors[name])
-            lane = sparse_lane(self.store, query, flt, depth=depth, floor=floors[name],
-                               fields=(*LANE_FIELDS, TITLE, HEADING_PATH))
-            return replace(lane, hits=tuple(with_title_weight(
+        titled = (*LANE_FIELDS, TITLE, HEADING_PATH) if s.title_weight else LANE_FIELDS
+        dense_floor = self._dense_floor(floors)
+        queries = []
+        for name, query, flt in asks:
+            floor: tuple[float, str | None, float | None] = (floors.get(name, float("-inf")),
+                                                            None, None)
+            if name == "dense":
+                floor = dense_floor(query)
+            queries.append((name, lane_query(name, query, flt, depth, entity_keys,
+                                             titled if name == "sparse" else LANE_FIELDS),
+                            floor))
+        lanes = ask_lanes(self.store, [(n, q, f[0]) for n, q, f in queries], entity_keys)
+        lanes = [replace(lane, floor_from=f[1], chance=f[2]) if f[1] else lane
+                 for lane, (_n, _q, f) in zip(lanes, queries, strict=True)]
+        if s.title_weight:
+            lanes = [replace(lane, hits=tuple(with_title_weight(
                 lane.hits, query, self.models.sparse.embed_documents, s.title_weight)))
-        if self.chance_background is not None and math.isfinite(floors["dense"]):
-            own = chance_floor(query, self.chance_background,
-                               minimum=self.models.profile.dense_floor_minimum or 0.0)
-            lane = replace(dense_lane(self.store, query, flt, depth=depth, floor=own.value),
-                           floor_from="chance" if own.chance >= own.minimum else "minimum",
-                           chance=own.chance)
-        else:
-            lane = dense_lane(self.store, query, flt, depth=depth, floor=floors[name])
-        if s.sentence_depth and self.store.sentence_vectors and lane.hits:
-            best = self.store.sentence_scores(
-                query, flt, [c.point_id for c in lane.hits[:s.sentence_depth]])
-            lane = replace(lane, hits=tuple(with_sentence_scores(lane.hits, best,
-                                                                 s.sentence_depth)),
-                           sentence_scored=len(best))
-        return lane
+                if lane.lane == "sparse" else lane
+                for lane, (_n, query, _f) in zip(lanes, asks, strict=True)]
+        scored = [i for i, lane in enumerate(lanes) if lane.lane == "dense" and lane.hits]
+        if not (s.sentence_depth and self.store.sentence_vectors and scored):
+            return lanes
+        heads = [tuple(c.point_id for c in lanes[i].hits[:s.sentence_depth]) for i in scored]
+        best = self.store.query_batch([
+            LaneQuery(SENTENCES, asks[i][1], asks[i][2], len(ids), (), ids)
+            for i, ids in zip(scored, heads, strict=True)])
+        for i, found in zip(scored, best, strict=True):
+            scores = {h.id: h.score for h in found}
+            lanes[i] = replace(lanes[i], hits=tuple(with_sentence_scores(
+                lanes[i].hits, scores, s.sentence_depth)), sentence_scored=len(scores))
+        return lanes
+
+    def _dense_floor(self, floors: dict[str, float]
+                     ) -> Callable[[list[float]], tuple[float, str | None, float | None]]:
+        """The dense floor for a query vector, and where it came from: the fixed floor, or the
+        query's own chance floor (app/search/chance.py) where that rule is on."""
+        fixed = floors.get("dense", float("-inf"))
+        if self.chance_background is None or not math.isfinite(fixed):
+            return lambda _vector: (fixed, None, None)
+        minimum = self.models.profile.dense_floor_minimum or 0.0
+
+        def own(vector: list[float]) -> tuple[float, str | None, float | None]:
+            floor = chance_floor(vector, self.chance_background, minimum=minimum)
+            return (floor.value, "chance" if floor.chance >= floor.minimum else "minimum",
+                    floor.chance)
+
+        return own
 
     def _fuse(self, plan: SearchPlan, found: dict[str, list]) -> list:
         """The lanes' hits ({lane: hits}) fused as the plan says."""

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from app.domain.errors import StoreLocked
 from app.settings import QdrantSettings
-from app.store.base import ChunkFilter, ChunkPoint, StoredHit, VectorStore
+from app.store.base import ChunkFilter, ChunkPoint, LaneQuery, StoredHit, VectorStore
 
-__all__ = ["ChunkFilter", "ChunkPoint", "StoreLocked", "StoredHit", "VectorStore", "open_store"]
+__all__ = ["ChunkFilter", "ChunkPoint", "LaneQuery", "StoreLocked", "StoredHit", "VectorStore",
+           "open_store"]
 
 
 def open_store(settings: QdrantSettings, *, dense_model: str, dense_dim: int) -> VectorStore:

@@ -178,6 +178,20 @@ class StoredHit:
     payload: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class LaneQuery:
+    """One query of a batch (VectorStore.query_batch): a vector against one of the collection's
+    vector fields — DENSE (a list of floats), SPARSE (a SparseVec) or SENTENCES (the query as a
+    one-row multivector, scored by MaxSim) — inside ``flt``; ``ids``: only these points."""
+
+    using: str
+    vector: Any
+    flt: ChunkFilter
+    limit: int
+    fields: tuple[str, ...] | None = None  # the payload keys the hits carry; None: all, (): none
+    ids: tuple[str, ...] = ()
+
+
 def check_model(recorded: dict[str, Any] | None, dense_model: str, dense_dim: int) -> None:
     """Refuse to open a collection built by another dense model: its vectors mean nothing here."""
     if recorded and (recorded.get("dense_model") != dense_model
@@ -249,6 +263,12 @@ class VectorStore(Protocol):
 
     def query_sparse(self, vector: SparseVec, flt: ChunkFilter, limit: int,
                      fields: Sequence[str] | None = None) -> list[StoredHit]: ...
+
+    def query_batch(self, queries: Sequence[LaneQuery]) -> list[list[StoredHit]]:
+        """Each query's hits, in order, asked of the engine in one call (a shown page's rows
+        ask 20–40 small queries: one call, not one each). A BM25 query without terms, or a
+        SENTENCES query of a collection without them, answers []."""
+        ...
 
     def sentence_scores(self, vector: list[float], flt: ChunkFilter, ids: Sequence[str]
                         ) -> dict[str, float]:

@@ -33,6 +33,7 @@ from app.store.base import (
     ChunkFilter,
     ChunkPoint,
     FilterOp,
+    LaneQuery,
     StoredHit,
     check_model,
     check_payloads,
@@ -71,6 +72,33 @@ def _filter(flt: ChunkFilter, *also: Any) -> qe.Filter:
         must.append(conditions[0] if len(conditions) == 1 else qe.Filter(should=conditions))
     must_not = [_op(o) for o in exclusion_plan(flt)]
     return qe.Filter(must=must, must_not=must_not) if must_not else qe.Filter(must=must)
+
+
+def _fields(fields: Sequence[str] | None) -> tuple[str, ...] | None:
+    return tuple(fields) if fields else None
+
+
+def _answerable(query: LaneQuery, sentence_vectors: bool) -> bool:
+    """A BM25 query without terms finds nothing; nor does a collection without sentences."""
+    if query.using == SPARSE:
+        return bool(query.vector.indices)
+    return query.using != SENTENCES or sentence_vectors
+
+
+def _request(query: LaneQuery) -> qe.QueryRequest:
+    """The engine's request for one LaneQuery."""
+    if query.using == SPARSE:
+        vector: Any = qe.SparseVector(query.vector.indices, query.vector.values)
+    elif query.using == SENTENCES:
+        vector = [list(query.vector)]
+    else:
+        vector = query.vector
+    also = (qe.HasIdCondition(set(query.ids)),) if query.ids else ()
+    plain = query.using == SENTENCES or query.fields == () or identity_only(query.fields)
+    return qe.QueryRequest(limit=query.limit, query=qe.Query.Nearest(vector, using=query.using),
+                           filter=_filter(query.flt, *also),
+                           with_payload=False if plain else
+                           list(query.fields) if query.fields else True)
 
 
 def _hits(points: list[Any]) -> list[StoredHit]:
@@ -225,36 +253,42 @@ class EdgeStore:
 
     def query_dense(self, vector: list[float], flt: ChunkFilter, limit: int,
                     fields: Sequence[str] | None = None) -> list[StoredHit]:
-        return self._query(qe.Query.Nearest(vector, using=DENSE), flt, limit, fields)
+        return self.query_batch([LaneQuery(DENSE, vector, flt, limit, _fields(fields))])[0]
 
     def query_sparse(self, vector: SparseVec, flt: ChunkFilter, limit: int,
                      fields: Sequence[str] | None = None) -> list[StoredHit]:
-        if not vector.indices:
-            return []
-        return self._query(qe.Query.Nearest(qe.SparseVector(vector.indices, vector.values),
-                                            using=SPARSE), flt, limit, fields)
+        return self.query_batch([LaneQuery(SPARSE, vector, flt, limit, _fields(fields))])[0]
 
     def sentence_scores(self, vector: list[float], flt: ChunkFilter, ids: Sequence[str]
                         ) -> dict[str, float]:
-        if not self.sentence_vectors or not ids:
+        if not ids:
             return {}
-        request = qe.QueryRequest(
-            limit=len(ids), query=qe.Query.Nearest([list(vector)], using=SENTENCES),
-            filter=_filter(flt, qe.HasIdCondition(set(ids))), with_payload=False)
-        return {str(p.id): float(p.score) for p in self._read(lambda shard: shard.query(request))}
+        hits = self.query_batch([LaneQuery(SENTENCES, vector, flt, len(ids), (), tuple(ids))])
+        return {h.id: h.score for h in hits[0]}
 
-    def _query(self, query: Any, flt: ChunkFilter, limit: int,
-               fields: Sequence[str] | None) -> list[StoredHit]:
-        """Identity fields alone: ids and scores from the engine, the rest from the identity
-        cache (app/store/identity.py); anything else with the payload fields asked for."""
-        cached = identity_only(fields)
-        request = qe.QueryRequest(limit=limit, query=query, filter=_filter(flt),
-                                  with_payload=False if cached else
-                                  list(fields) if fields else True)
-        points = self._read(lambda shard: shard.query(request))
-        if cached:
-            return self.identity.hits([(p.id, p.score) for p in points], self.retrieve)
-        return _hits(points)
+    def query_batch(self, queries: Sequence[LaneQuery]) -> list[list[StoredHit]]:
+        """One engine call for every query that can answer (identity fields alone: ids and
+        scores from the engine, the rest from the identity cache, app/store/identity.py)."""
+        asked = [i for i, q in enumerate(queries) if _answerable(q, self.sentence_vectors)]
+        answers: list[list[StoredHit]] = [[] for _ in queries]
+        if not asked:
+            return answers
+        requests = [_request(queries[i]) for i in asked]
+        if len(requests) == 1:
+            found = [self._read(lambda shard: shard.query(requests[0]))]
+        else:
+            batch = qe.QueryBatchRequest(requests)
+            found = self._read(lambda shard: shard.query_batch(batch))
+        for i, points in zip(asked, found, strict=True):
+            q = queries[i]
+            if q.using == SENTENCES or q.fields == ():
+                answers[i] = [StoredHit(str(p.id), float(p.score), {}) for p in points]
+            elif identity_only(q.fields):
+                answers[i] = self.identity.hits([(p.id, p.score) for p in points],
+                                                self.retrieve)
+            else:
+                answers[i] = _hits(points)
+        return answers
 
     def retrieve(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         if not ids:

@@ -25,6 +25,7 @@ from app.store.base import (
     ChunkFilter,
     ChunkPoint,
     FilterOp,
+    LaneQuery,
     StoredHit,
     check_model,
     check_payloads,
@@ -60,6 +61,23 @@ def _filter(flt: ChunkFilter, *also: Any) -> models.Filter:
         must.append(conditions[0] if len(conditions) == 1 else models.Filter(should=conditions))
     must_not = [_op(o) for o in exclusion_plan(flt)]
     return models.Filter(must=must, must_not=must_not or None)
+
+
+def _request(query: LaneQuery) -> models.QueryRequest:
+    """qdrant-client's request for one LaneQuery."""
+    if query.using == SPARSE:
+        vector: Any = models.SparseVector(indices=query.vector.indices,
+                                          values=query.vector.values)
+    elif query.using == SENTENCES:
+        vector = [list(query.vector)]
+    else:
+        vector = list(query.vector)
+    also = (models.HasIdCondition(has_id=list(query.ids)),) if query.ids else ()
+    plain = query.using == SENTENCES or query.fields == () or identity_only(query.fields)
+    return models.QueryRequest(query=vector, using=query.using, filter=_filter(query.flt, *also),
+                               limit=query.limit,
+                               with_payload=False if plain else
+                               list(query.fields) if query.fields else True)
 
 
 def _hits(points: list[Any]) -> list[StoredHit]:
@@ -138,35 +156,48 @@ class ServerStore:
 
     def query_dense(self, vector: list[float], flt: ChunkFilter, limit: int,
                     fields: Sequence[str] | None = None) -> list[StoredHit]:
-        return self._query(vector, DENSE, flt, limit, fields)
+        return self.query_batch([LaneQuery(DENSE, vector, flt, limit,
+                                           tuple(fields) if fields else None)])[0]
 
     def query_sparse(self, vector: SparseVec, flt: ChunkFilter, limit: int,
                      fields: Sequence[str] | None = None) -> list[StoredHit]:
-        if not vector.indices:
-            return []
-        return self._query(models.SparseVector(indices=vector.indices, values=vector.values),
-                           SPARSE, flt, limit, fields)
+        return self.query_batch([LaneQuery(SPARSE, vector, flt, limit,
+                                           tuple(fields) if fields else None)])[0]
 
     def sentence_scores(self, vector: list[float], flt: ChunkFilter, ids: Sequence[str]
                         ) -> dict[str, float]:
-        if not self.sentence_vectors or not ids:
+        if not ids:
             return {}
-        points = self._client.query_points(
-            self._name, query=[list(vector)], using=SENTENCES, limit=len(ids),
-            query_filter=_filter(flt, models.HasIdCondition(has_id=list(ids))),
-            with_payload=False).points
-        return {str(p.id): float(p.score) for p in points}
+        hits = self.query_batch([LaneQuery(SENTENCES, vector, flt, len(ids), (), tuple(ids))])
+        return {h.id: h.score for h in hits[0]}
 
-    def _query(self, query: Any, using: str, flt: ChunkFilter, limit: int,
-               fields: Sequence[str] | None) -> list[StoredHit]:
-        """As the embedded adapter: identity fields from the cache (app/store/identity.py)."""
-        cached = identity_only(fields)
-        points = self._client.query_points(
-            self._name, query=query, using=using, query_filter=_filter(flt), limit=limit,
-            with_payload=False if cached else list(fields) if fields else True).points
-        if cached:
-            return self.identity.hits([(str(p.id), p.score) for p in points], self.retrieve)
-        return _hits(points)
+    def query_batch(self, queries: Sequence[LaneQuery]) -> list[list[StoredHit]]:
+        """One ``query_batch_points`` call for every query that can answer; identity fields
+        from the cache, as the embedded adapter."""
+        asked = [i for i, q in enumerate(queries)
+                 if (bool(q.vector.indices) if q.using == SPARSE
+                     else q.using != SENTENCES or self.sentence_vectors)]
+        answers: list[list[StoredHit]] = [[] for _ in queries]
+        if not asked:
+            return answers
+        requests = [_request(queries[i]) for i in asked]
+        if len(requests) == 1:
+            r = requests[0]
+            found = [self._client.query_points(
+                self._name, query=r.query, using=r.using, query_filter=r.filter,
+                limit=r.limit, with_payload=r.with_payload)]
+        else:
+            found = self._client.query_batch_points(self._name, requests=requests)
+        for i, response in zip(asked, found, strict=True):
+            q, points = queries[i], response.points
+            if q.using == SENTENCES or q.fields == ():
+                answers[i] = [StoredHit(str(p.id), float(p.score), {}) for p in points]
+            elif identity_only(q.fields):
+                answers[i] = self.identity.hits([(str(p.id), p.score) for p in points],
+                                                self.retrieve)
+            else:
+                answers[i] = _hits(points)
+        return answers
 
     def retrieve(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         if not ids:

@@ -60,8 +60,10 @@ def test_answer_has_exactly_the_contract_shape(svc: Service) -> None:
                                  "reranked": False, "reranked_count": 0, "status": "complete",
                                  "lanes": ["dense", "sparse"], "failures": []}
     assert meta["warnings"] == []  # a complete answer says nothing
-    assert set(meta["timings"]) == {"embed", "dense", "sparse", "entity", "fuse", "rerank", "group",
-                                    "evidence", "total"}
+    # every stage that ran (app/search/stages.STAGES), the lanes by their own steps
+    assert set(meta["timings"]) == {"parse", "plan", "embed", "dense", "sparse", "entity", "fuse",
+                                    "rerank", "group", "rank", "window", "evidence", "snippets",
+                                    "annotate", "total"}
     assert meta["query_time_ms"] == meta["timings"]["total"]
 
 

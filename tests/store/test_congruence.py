@@ -11,8 +11,8 @@ from app.domain.errors import ModelMismatchError, StoreNeedsReindex, StoreReject
 from app.models.encoders import SparseVec
 from app.search.bm25 import CorpusStats, term_document_frequencies, weigh_query
 from app.settings import QdrantSettings
-from app.store import ChunkFilter, ChunkPoint, open_store
-from app.store.base import HIDDEN, SEARCHABLE, point_id
+from app.store import ChunkFilter, ChunkPoint, LaneQuery, open_store
+from app.store.base import DENSE, HIDDEN, SEARCHABLE, SPARSE, point_id
 from tests.fakes import FakeDense, FakeSparse
 
 TEXTS = {
@@ -282,6 +282,33 @@ def test_identity_hits_agree_with_the_engines_payload_cold_warm_and_bounded(
     assert cold.identity.misses == {0: 6, 1: 5, 200_000: 3}[capacity]
     assert len(cold.identity) == min(capacity, 3)
     cold.close()
+
+
+def test_a_batch_answers_each_query_as_it_would_alone_in_order(store) -> None:
+    """One call, four queries: each answer is the single query's, in the order asked; a BM25
+    query without terms answers [] in its place without reaching the engine; payload fields
+    as asked (identity fields, one extra field, none)."""
+    dense, sparse = FakeDense(), FakeSparse()
+    vector = dense.embed_query("budget report")
+    terms = sparse.embed_query("budget")
+    asks = [LaneQuery(DENSE, vector, ChunkFilter("c1", document_ids=("b",)), 10,
+                      ("document_id", "version_id", "chunk_index")),
+            LaneQuery(SPARSE, SparseVec([], []), ChunkFilter("c1"), 10),
+            LaneQuery(SPARSE, terms, ChunkFilter("c2"), 10, ("document_id", "text")),
+            LaneQuery(DENSE, vector, ChunkFilter("c1"), 2, ())]
+    first, empty, other, bare = store.query_batch(asks)
+    assert _ids(first) == _ids(store.query_dense(vector, ChunkFilter("c1", document_ids=("b",)),
+                                                 10))
+    assert {h.payload["document_id"] for h in first} == {"b"}
+    assert empty == []
+    assert [(h.payload["document_id"], h.payload["text"]) for h in other] == [
+        ("x", "budget report of another client")]
+    assert [h.id for h in bare] == [h.id for h in store.query_dense(vector, ChunkFilter("c1"),
+                                                                    2)]
+    assert all(h.payload == {} for h in bare)
+    assert [h.score for h in bare] == pytest.approx(
+        [h.score for h in store.query_dense(vector, ChunkFilter("c1"), 2)])
+    assert store.query_batch([]) == []
 
 
 def _unit(*xs: float) -> list[float]:
