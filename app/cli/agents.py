@@ -35,7 +35,6 @@ def mcp_command(
 ) -> None:
     """An MCP server for agents: search, get_document, list_documents, why_not, over stdio."""
     from app.cli.server_api import resolve_key
-    from evidence_client.mcp_server import run
 
     settings = get_settings()
     try:
@@ -50,6 +49,8 @@ def mcp_command(
 
         print(json.dumps(host_config(url, key), indent=2))
         return
+    from evidence_client.mcp_server import run  # the MCP SDK: only to serve (1–3 s to load)
+
     # stdio is the protocol's channel: the log says only what is wrong (no line per request)
     logging.basicConfig(level=logging.WARNING)
     for noisy in ("httpx", "mcp", "mcp.server.lowlevel.server"):

@@ -56,6 +56,8 @@ def serve(
                             "engine admits one process)")] = 1,
 ) -> None:
     """Start the API (with the ingestion worker in-process in the embedded default)."""
+    settings = get_settings()
+    common.refuse_while_served(settings, "start this one")  # a second serve on the same engine
     import uvicorn
 
     from app.main import create_app
@@ -63,7 +65,6 @@ def serve(
     from app.runtime import ensure_first_client, open_registry
 
     _logging()
-    settings = get_settings()
     try:  # the models are there: say so in one line before uvicorn's start-up traceback would
         Manifest.load(settings.models.dir)
     except ServiceError as exc:

@@ -7,9 +7,9 @@ import re
 import threading
 import unicodedata
 import uuid
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
@@ -369,22 +369,30 @@ class ShownVersion:
     published_at: datetime | None
     superseded_at: datetime | None
     superseded_by: str | None
+    # what its duplicates are found by (exact_duplicates, near_duplicates.near_duplicates)
+    version_pk: int | None = field(default=None, repr=False)
+    text_sha256: str | None = field(default=None, repr=False)
+    minhash: list[int] | None = field(default=None, repr=False)
 
 
 def shown_versions(session: Session, *, client_id: str, keys: Collection[VersionKey]
                    ) -> dict[VersionKey, ShownVersion]:
+    """The given versions as answer rows show them, with what their duplicates are found by:
+    a page's one read of its versions."""
     if not keys:
         return {}
     stmt = where_version_keys(
         select(Document.document_id, DocumentVersion.version_id, Document.current_version_id,
                DocumentVersion.canonical_metadata, DocumentVersion.published_at,
-               DocumentVersion.superseded_at, DocumentVersion.superseded_by)
+               DocumentVersion.superseded_at, DocumentVersion.superseded_by,
+               DocumentVersion.id, DocumentVersion.text_sha256, DocumentVersion.minhash)
         .join(DocumentVersion, DocumentVersion.document_pk == Document.id),
         client_id=client_id, keys=keys)
     wanted = set(keys)
-    return {(d, v): ShownVersion(meta or {}, current == v, published, superseded, by)
-            for d, v, current, meta, published, superseded, by in session.execute(stmt)
-            if (d, v) in wanted}
+    return {(d, v): ShownVersion(meta or {}, current == v, published, superseded, by, pk,
+                                 digest, minhash)
+            for d, v, current, meta, published, superseded, by, pk, digest, minhash
+            in session.execute(stmt) if (d, v) in wanted}
 
 
 def facet_rows(session: Session, *, client_id: str, keys: Collection[VersionKey]
@@ -424,12 +432,15 @@ def text_hashes(session: Session, *, client_id: str, keys: Collection[VersionKey
         client_id=client_id, keys=keys)) if (d, v) in wanted}
 
 
-def exact_duplicates(session: Session, *, client_id: str, keys: Collection[VersionKey]
+def exact_duplicates(session: Session, *, client_id: str, keys: Collection[VersionKey],
+                     hashes: Mapping[VersionKey, str | None] | None = None
                      ) -> dict[VersionKey, list[str]]:
     """{version: the other documents whose current version holds the same text} for the given
-    versions (exact duplicates: their text_sha256), in document id order."""
-    hashes = {key: h for key, h in text_hashes(session, client_id=client_id,
-                                               keys=keys).items() if h}
+    versions (exact duplicates: their text_sha256, read here unless ``hashes`` holds them), in
+    document id order."""
+    if hashes is None:
+        hashes = text_hashes(session, client_id=client_id, keys=keys)
+    hashes = {key: h for key, h in hashes.items() if h}
     if not hashes:
         return {}
     holders: dict[str, list[str]] = {}

@@ -6,7 +6,7 @@ contract)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -16,6 +16,7 @@ from app.registry.documents import current_versions
 from app.registry.tables import Document, DocumentVersion, NearBand
 
 VersionKey = tuple[str, str]
+Signed = tuple[int | None, list[int] | None, str | None]  # version pk, MinHash, text hash
 
 
 def add_bands(session: Session, *, client_id: str, version: DocumentVersion,
@@ -24,23 +25,26 @@ def add_bands(session: Session, *, client_id: str, version: DocumentVersion,
                     for b, d in bands)
 
 
-def near_duplicates(session: Session, *, client_id: str, keys: Collection[VersionKey]
+def near_duplicates(session: Session, *, client_id: str, keys: Collection[VersionKey],
+                    signatures: Mapping[VersionKey, Signed] | None = None
                     ) -> dict[VersionKey, list[dict]]:
     """{version: [{"document_id", "similarity"}, …]} of the given versions: other documents'
     current versions at or over the threshold, most similar first; exact duplicates (the same
-    text) are not repeated here. Three reads for a whole page, whatever its length: the
-    versions' signatures, their bands, and every current version sharing one of those bands."""
+    text) are not repeated here. At most three reads for a whole page, whatever its length:
+    the versions' signatures (unless ``signatures`` holds them: (version pk, MinHash, text
+    hash) each), their bands, and every current version sharing one of those bands."""
     if not keys:
         return {}
     wanted = set(keys)
-    mine = {(d, v): (pk, sig, text) for d, v, pk, sig, text in session.execute(
-        select(Document.document_id, DocumentVersion.version_id, DocumentVersion.id,
-               DocumentVersion.minhash, DocumentVersion.text_sha256)
-        .join(DocumentVersion, DocumentVersion.document_pk == Document.id)
-        .where(Document.client_id == client_id,
-               Document.document_id.in_({d for d, _ in keys}),
-               DocumentVersion.version_id.in_({v for _, v in keys})))
-        if (d, v) in wanted and sig}
+    if signatures is None:
+        signatures = {(d, v): (pk, sig, text) for d, v, pk, sig, text in session.execute(
+            select(Document.document_id, DocumentVersion.version_id, DocumentVersion.id,
+                   DocumentVersion.minhash, DocumentVersion.text_sha256)
+            .join(DocumentVersion, DocumentVersion.document_pk == Document.id)
+            .where(Document.client_id == client_id,
+                   Document.document_id.in_({d for d, _ in keys}),
+                   DocumentVersion.version_id.in_({v for _, v in keys})))}
+    mine = {key: signed for key, signed in signatures.items() if key in wanted and signed[1]}
     if not mine:
         return {}
     bands_of: dict[int, set[tuple[int, str]]] = {}

@@ -351,14 +351,19 @@ def _snippets(s: Searching) -> Searching:
 
 
 def _annotate(s: Searching) -> Searching:
-    """What each row says of its version: metadata and timeline, exact and near duplicates
-    (a fixed number of registry reads for the page, whatever its length)."""
+    """What each row says of its version: metadata and timeline, exact and near duplicates:
+    one read of the page's versions, then only where one has a text hash (its exact
+    duplicates) or a MinHash signature (its bands, the versions sharing them)."""
     keys = [k for k, _ in s.page]
     session, client_id = s.session, s.client_id
-    return replace(
-        s, versions=docs_registry.shown_versions(session, client_id=client_id, keys=keys),
-        duplicates=docs_registry.exact_duplicates(session, client_id=client_id, keys=keys),
-        near=near_registry.near_duplicates(session, client_id=client_id, keys=keys))
+    versions = docs_registry.shown_versions(session, client_id=client_id, keys=keys)
+    return replace(s, versions=versions, duplicates=docs_registry.exact_duplicates(
+        session, client_id=client_id, keys=keys,
+        hashes={k: v.text_sha256 for k, v in versions.items()}),
+        near=near_registry.near_duplicates(
+            session, client_id=client_id, keys=keys,
+            signatures={k: (v.version_pk, v.minhash, v.text_sha256)
+                        for k, v in versions.items()}))
 
 
 def _diagnose(s: Searching) -> Searching:
