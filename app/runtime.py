@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.models.loading import LoadedModels, load_models
 from app.registry import clients as clients_registry
-from app.registry.database import make_engine, make_sessionmaker, migrate, transaction
+from app.registry.database import open_registry, transaction
 from app.settings import INITIAL_KEY_FILE, Settings
 from app.store import VectorStore, open_store
 
@@ -60,12 +60,6 @@ def _tighten(path: Path) -> None:
         path.chmod(0o700 if path.is_dir() else 0o600)
     except OSError as exc:  # not ours to change: say so, do not stop
         log.warning("could not make %s private: %s", path, exc)
-
-
-def open_registry(settings: Settings) -> tuple[Engine, sessionmaker[Session]]:
-    engine = make_engine(settings.database.url)
-    migrate(engine)
-    return engine, make_sessionmaker(engine)
 
 
 def build_runtime(settings: Settings, *, models: LoadedModels | None = None,

@@ -11,9 +11,9 @@ from app.cli.common import (
     ApiKeyOption,
     _fail,
     app,
+    get_settings,
 )
 from app.domain.errors import ServiceError
-from app.settings import get_settings
 
 
 @app.command("mcp")

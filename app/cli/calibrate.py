@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
-from app.cli.common import ApiKeyOption, JsonOption, ServerOption, _show, app
+from app.cli.common import ApiKeyOption, JsonOption, ServerOption, _show, app, get_settings
 from app.cli.server_api import running_server, server_url
 from app.domain.errors import BadRequest, StoreLocked
-from app.settings import Settings, get_settings
+
+if TYPE_CHECKING:
+    from app.settings import Settings
 
 BATCH = 500
 

@@ -10,17 +10,16 @@ from app.cli import common
 from app.cli.common import (
     _fail,
     clients_app,
+    get_settings,
 )
 from app.domain.errors import ServiceError
-from app.settings import get_settings
 
 
 @clients_app.command("create")
 def clients_create(name: str) -> None:
     """Create a client with an active publication authority and print its API key."""
     from app.registry import clients as reg
-    from app.registry.database import transaction
-    from app.runtime import open_registry
+    from app.registry.database import open_registry, transaction
 
     _engine, sessions = open_registry(get_settings())
     try:
@@ -35,8 +34,7 @@ def clients_create(name: str) -> None:
 @clients_app.command("list")
 def clients_list() -> None:
     from app.registry import clients as reg
-    from app.registry.database import transaction
-    from app.runtime import open_registry
+    from app.registry.database import open_registry, transaction
 
     _engine, sessions = open_registry(get_settings())
     with transaction(sessions) as s:
@@ -48,8 +46,7 @@ def clients_list() -> None:
 def clients_key(name: str) -> None:
     """Issue another API key for a client."""
     from app.registry import clients as reg
-    from app.registry.database import transaction
-    from app.runtime import open_registry
+    from app.registry.database import open_registry, transaction
 
     _engine, sessions = open_registry(get_settings())
     with transaction(sessions) as s:
@@ -60,8 +57,7 @@ def clients_key(name: str) -> None:
 @clients_app.command("revoke-key")
 def clients_revoke_key(key_or_prefix: str) -> None:
     from app.registry import clients as reg
-    from app.registry.database import transaction
-    from app.runtime import open_registry
+    from app.registry.database import open_registry, transaction
 
     _engine, sessions = open_registry(get_settings())
     with transaction(sessions) as s:
@@ -74,8 +70,7 @@ def clients_authority(name: str, status: Annotated[str, typer.Argument(
         help="active | suspended | revoked")]) -> None:
     """Set a client's publication authority."""
     from app.registry import clients as reg
-    from app.registry.database import transaction
-    from app.runtime import open_registry
+    from app.registry.database import open_registry, transaction
 
     _engine, sessions = open_registry(get_settings())
     try:
@@ -92,8 +87,7 @@ def clients_discovery(name: str, enable: Annotated[bool, typer.Option(
     """Switch a client's metadata discovery (scope metadata | both need it ready)."""
     from app.registry import clients as reg
     from app.registry import discovery
-    from app.registry.database import transaction
-    from app.runtime import open_registry
+    from app.registry.database import open_registry, transaction
 
     _engine, sessions = open_registry(get_settings())
     with transaction(sessions) as s:

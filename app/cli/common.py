@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
 from app.domain.errors import ServiceError
-from app.settings import Settings, get_settings
+
+if TYPE_CHECKING:
+    from app.settings import Settings
 
 app = typer.Typer(help="Evidence Search: document-version search on Qdrant.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
@@ -36,6 +38,14 @@ app.add_typer(registry_app, name="registry")
 # ``common.err`` so a test (or a caller) can swap them here for every command at once.
 console = Console()
 err = Console(stderr=True)
+
+
+def get_settings() -> Settings:
+    """The settings, imported when a command first needs them: pydantic-settings and the
+    settings' models are 0.25 s that `evidence --help` has no use for."""
+    from app.settings import get_settings as settings
+
+    return settings()
 
 
 def _logging() -> None:

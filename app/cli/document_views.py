@@ -14,10 +14,11 @@ from rich.text import Text
 
 from app.cli.search_answers import indented
 from app.cli.server_api import resolve_key, running_server, server_call, server_url
-from app.settings import Settings
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
+
+    from app.settings import Settings
 
 STATE_STYLES = {"published": "green", "failed": "red", "queued": "yellow",
                 "indexing": "yellow", "superseded": "dim"}
@@ -27,8 +28,7 @@ STATE_STYLES = {"published": "green", "failed": "red", "queued": "yellow",
 def _registry(settings: Settings, api_key: str | None) -> Iterator[tuple[Session, str]]:
     """A registry session and the client the key names."""
     from app.registry import clients as reg
-    from app.registry.database import transaction
-    from app.runtime import open_registry
+    from app.registry.database import open_registry, transaction
 
     key = resolve_key(settings, api_key)
     engine, sessions = open_registry(settings)

@@ -14,8 +14,8 @@ from app.cli import common
 from app.cli.common import (
     _logging,
     app,
+    get_settings,
 )
-from app.settings import get_settings
 
 
 @app.command("eval")

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.progress import Progress
 
 from app.cli.server_api import ServerApi, resolve_key
 from app.documents.uploads import document_id_for
 from app.domain.errors import ServiceError
-from app.settings import Settings
+
+if TYPE_CHECKING:
+    from app.settings import Settings
 
 
 def _summary() -> dict[str, Any]:

@@ -16,11 +16,11 @@ from app.cli.common import (
     _fail,
     _fail_with,
     app,
+    get_settings,
 )
 from app.cli.server_api import running_server, server_url
 from app.domain.errors import ServiceError, StoreLocked
 from app.domain.formats import KINDS
-from app.settings import get_settings
 
 SKIPPED_SHOWN = 20
 

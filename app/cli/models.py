@@ -11,9 +11,9 @@ from rich.text import Text
 from app.cli import common
 from app.cli.common import (
     _fail,
+    get_settings,
     models_app,
 )
-from app.settings import get_settings
 
 
 @models_app.command("install")

@@ -14,12 +14,12 @@ from app.cli.common import (
     _show,
     app,
     documents_app,
+    get_settings,
     jobs_app,
     threads_app,
 )
 from app.cli.server_api import running_server, server_url
 from app.domain.errors import StoreLocked
-from app.settings import get_settings
 
 
 @app.command()

@@ -16,7 +16,6 @@ from rich.text import Text
 
 from app.cli.server_api import resolve_key, server_call
 from app.domain.errors import BadRequest, ServiceError
-from app.settings import Settings
 
 if TYPE_CHECKING:  # the search stack loads only for the commands that search here
     from pydantic import BaseModel
@@ -24,6 +23,7 @@ if TYPE_CHECKING:  # the search stack loads only for the commands that search he
 
     from app.registry.clients import Caller
     from app.search.service import SearchService
+    from app.settings import Settings
 
 SNIPPET_CHARS = 300
 M = TypeVar("M", bound="BaseModel")

@@ -6,10 +6,12 @@ from __future__ import annotations
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.domain.errors import ServiceError, Unauthorized
-from app.settings import INITIAL_KEY_FILE, Settings
+
+if TYPE_CHECKING:
+    from app.settings import Settings
 
 KEY_ADVICE = "pass --api-key or set EVIDENCE_API_KEY"
 SERVER_RECORD = "server.json"  # in the data folder, while `evidence serve` runs
@@ -84,6 +86,8 @@ def resolve_key(settings: Settings, api_key: str | None) -> str:
 
 def local_key(settings: Settings) -> str | None:
     """The first client's key, written by the embedded default's first start."""
+    from app.settings import INITIAL_KEY_FILE
+
     path = settings.data_dir / INITIAL_KEY_FILE
     return path.read_text().strip() if path.exists() else None
 

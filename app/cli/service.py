@@ -7,7 +7,7 @@ import logging
 import signal
 import threading
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -17,10 +17,13 @@ from app.cli.common import (
     _fail_with,
     _logging,
     app,
+    get_settings,
 )
 from app.cli.server_api import recorded_server
 from app.domain.errors import ServiceError, StoreLocked
-from app.settings import get_settings
+
+if TYPE_CHECKING:
+    from app.settings import Settings
 
 
 @app.command()
@@ -30,7 +33,7 @@ def migrate() -> None:
     to do it."""
     common.refuse_while_served(get_settings(), "run `evidence migrate` again")
     from app.models.manifest import Manifest
-    from app.runtime import open_registry
+    from app.registry.database import open_registry
     from app.store import open_store
 
     _logging()
@@ -62,7 +65,8 @@ def serve(
 
     from app.main import create_app
     from app.models.manifest import Manifest
-    from app.runtime import ensure_first_client, open_registry
+    from app.registry.database import open_registry
+    from app.runtime import ensure_first_client
 
     _logging()
     try:  # the models are there: say so in one line before uvicorn's start-up traceback would
@@ -149,8 +153,7 @@ def openapi(out: Annotated[Path, typer.Option(help="where to write the spec")] =
 def spec_text() -> str:
     """The served spec, as the checked-in file holds it (sorted keys, two-space indent)."""
     from app.main import create_app
-    from app.settings import Settings
-
+    
     return json.dumps(create_app(Settings()).openapi(), indent=2, sort_keys=True,
                       ensure_ascii=False)
 

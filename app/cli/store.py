@@ -11,11 +11,11 @@ from app.cli import common
 from app.cli.common import (
     _fail,
     _fail_with,
+    get_settings,
     registry_app,
     store_app,
 )
 from app.domain.errors import ServiceError
-from app.settings import get_settings
 
 
 @store_app.command("export")

@@ -10,9 +10,8 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from app.cli.common import ApiKeyOption, JsonOption, ServerOption, _show, watch_app
+from app.cli.common import ApiKeyOption, JsonOption, ServerOption, _show, get_settings, watch_app
 from app.cli.server_api import server_url
-from app.settings import get_settings
 
 NameOption = Annotated[str | None, typer.Option(help="a label of your own")]
 
