@@ -7,7 +7,7 @@ import logging
 import signal
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -21,9 +21,6 @@ from app.cli.common import (
 )
 from app.cli.server_api import recorded_server
 from app.domain.errors import ServiceError, StoreLocked
-
-if TYPE_CHECKING:
-    from app.settings import Settings
 
 
 @app.command()
@@ -153,7 +150,8 @@ def openapi(out: Annotated[Path, typer.Option(help="where to write the spec")] =
 def spec_text() -> str:
     """The served spec, as the checked-in file holds it (sorted keys, two-space indent)."""
     from app.main import create_app
-    
+    from app.settings import Settings
+
     return json.dumps(create_app(Settings()).openapi(), indent=2, sort_keys=True,
                       ensure_ascii=False)
 
