@@ -114,7 +114,8 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
         # Every serving process evaluates watches (the registry's claims keep each event
         # single); tests that drive the worker drive the runner too (run_once).
         runner = app.state.watch_runner = WatchRunner(
-            rt.sessions, app.state.search_service, settings.watch, watch_evidence)
+            rt.sessions, app.state.search_service, settings.watch, watch_evidence,
+            data_dir=settings.data_dir)
         watch_thread = None
         if start_worker is not False:
             watch_thread = threading.Thread(target=runner.run_forever, args=(stop,),

@@ -255,9 +255,10 @@ class LimitSettings(_Group):
 class WatchSettings(_Group):
     """Standing queries (app/watches/): their bounds, and where their webhooks may go.
 
-    ``webhook_hosts``: comma-separated host names or ``host:port`` pairs an operator allows
-    webhooks to (default none: a watch with a webhook_url is refused) — never the private
-    network or a cloud metadata service unless named here."""
+    ``webhook_hosts``: comma-separated ``host:port`` pairs an operator allows webhooks to (a
+    bare host: its ports 80 and 443 only; default none: a watch with a webhook_url is
+    refused) — never the private network or a cloud metadata service unless named here, and
+    never the server's own address (app/watches/webhooks.py)."""
 
     webhook_hosts: str = ""
     max_per_client: int = Field(100, ge=1, le=10_000)

@@ -56,7 +56,10 @@ FAILURE_CODES: dict[str, str] = {
     "PPTX_TOO_LARGE": "over 2,000 slides, or unzipped past 256 MiB",
     "OFFICE_ENCRYPTED": "the Office file is password-protected (an encrypted OLE package): "
                         "upload it decrypted",
-    "EMAIL_CORRUPT": "the .eml has no e-mail headers or cannot be parsed",
+    "EMAIL_CORRUPT": "the .eml has no e-mail headers or cannot be parsed (a header that "
+                     "cannot be read as written is read as text, with a warning)",
+    "EMAIL_TOO_DEEP": "its parts nest deeper than 64 levels (multipart and attached messages "
+                      "inside each other)",
     "MSG_CORRUPT": "the .msg is not a readable Outlook item",
     "IMAGE_CORRUPT": "the image cannot be decoded",
     "IMAGE_TOO_LARGE": "an image or rendered page over EVIDENCE_INGEST__OCR_MAX_PIXELS",

@@ -424,7 +424,7 @@ def _upload(server: LiveServer, name: str, text: str, document_id: str) -> None:
 def test_a_watch_through_the_cli(narrow: CliRunner, server: LiveServer) -> None:
     from tests.webhook_receiver import Receiver
 
-    receiver = Receiver()
+    receiver = Receiver().allowed_by(server)
     try:
         code, out = _run(narrow, server, "watch", "add", "annual fee", "--name", "fees",
                          "--filter", "kind=txt", "--webhook", receiver.url)
@@ -687,3 +687,72 @@ def test_nothing_is_refused_without_a_live_record_or_with_a_qdrant_server(
                       qdrant=QdrantSettings(url="http://127.0.0.1:6333"))
     with recorded_server(alone, "127.0.0.1", 8624):
         refuse_while_served(served, "go on")  # a server engine admits both: returns
+
+
+def test_a_json_call_answers_as_the_public_client_would(tmp_path: Path) -> None:
+    """The CLI's JSON calls (the standard library's http.client, not httpx): the body of a
+    success with its query parameters as httpx writes them, the API's error shape as its code,
+    a proxy's plain 502 as HTTP_ERROR, a server too slow as SERVER_TIMEOUT, a port nobody
+    listens on as SERVER_UNREACHABLE with the CLI's remedy."""
+    import json as json_module
+    import threading
+    import time
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from app.cli.server_api import json_call
+    from app.domain.errors import ServiceError
+
+    seen: list[tuple[str, str, str | None, bytes]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def _answer(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            seen.append((self.command, self.path, self.headers.get("Authorization"),
+                         self.rfile.read(length)))
+            if self.path.startswith("/slow"):
+                time.sleep(1.0)
+            status, body, kind = {
+                "/ok": (200, b'{"fine": true}', "application/json"),
+                "/gone": (404, b'{"error": {"code": "DOCUMENT_NOT_FOUND", "message": "no '
+                          b'document \'x\'", "details": {"request_id": "r1"}}}',
+                          "application/json"),
+                "/proxy": (502, b"<html>bad gateway</html>", "text/html"),
+            }.get(self.path.split("?")[0], (200, b"", "application/json"))
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_GET = do_POST = _answer  # noqa: N815 - the stdlib's names
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        assert json_call(url, "k1", "GET", "/ok", params={
+            "kind": ["pdf", "docx"], "explain": True, "q": "a b", "none": None}) == {
+            "fine": True}
+        assert seen[-1][1] == "/ok?kind=pdf&kind=docx&explain=true&q=a+b"
+        assert seen[-1][2] == "Bearer k1"
+        assert json_call(url, "k1", "POST", "/empty", body={"query": "ü"}, ok=(200,)) is None
+        assert json_module.loads(seen[-1][3]) == {"query": "ü"}
+        with pytest.raises(ServiceError) as gone:
+            json_call(url, "k1", "GET", "/gone")
+        assert (gone.value.code, gone.value.http_status, gone.value.details) == (
+            "DOCUMENT_NOT_FOUND", 404, {})
+        with pytest.raises(ServiceError) as proxy:
+            json_call(url, "k1", "GET", "/proxy")
+        assert proxy.value.code == "HTTP_ERROR" and "502" in proxy.value.message
+        with pytest.raises(ServiceError) as slow:
+            json_call(url, "k1", "GET", "/slow", timeout=0.2)
+        assert slow.value.code == "SERVER_TIMEOUT"
+    finally:
+        server.shutdown()
+        server.server_close()
+    with pytest.raises(ServiceError) as nobody:
+        json_call(f"http://127.0.0.1:{free_port()}", "k1", "GET", "/ok")
+    assert nobody.value.code == "SERVER_UNREACHABLE" and "evidence serve" in nobody.value.message

@@ -27,8 +27,18 @@ class Receiver:
                 pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        self.port = self.server.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}/hook"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def allowed_by(self, server: object) -> Receiver:
+        """This receiver's host and port added to a live server's webhook allow-list (a host
+        without a port admits 80 and 443 only); the server as tests/live.py runs it."""
+        entry = f"127.0.0.1:{self.port}"
+        for watch in {id(g): g for g in (server.runtime.settings.watch,  # type: ignore[attr-defined]
+                                         server.app.state.watch_runner.settings)}.values():  # type: ignore[attr-defined]
+            watch.webhook_hosts = ",".join(filter(None, (watch.webhook_hosts, entry)))
+        return self
 
     def close(self) -> None:
         self.server.shutdown()

@@ -879,11 +879,16 @@ class WatchCreate(SearchTerms):
     """POST /watches: a search to run against every version published from now on."""
 
     name: str | None = Field(None, max_length=200, description="A label of your own")
+    # bounded here only against abuse: what a URL may be (2,000 characters, http(s), no
+    # control character …) is app/watches/webhooks.checked_url's, as WEBHOOK_URL_INVALID
     webhook_url: str | None = Field(
-        None, max_length=2000, pattern=r"^https?://",
+        None, max_length=8000,
         description="Each match is POSTed here as JSON, signed: X-Evidence-Signature: "
-                    "sha256=<hex HMAC-SHA256 of the body with the watch's secret>. Only hosts "
-                    "the operator allows (EVIDENCE_WATCH__WEBHOOK_HOSTS); any other is a 422",
+                    "sha256=<hex HMAC-SHA256 of the body with the watch's secret>, with "
+                    "X-Evidence-Delivery: the same id on every try of one match (drop a "
+                    "repeat). Only hosts and ports the operator allows "
+                    "(EVIDENCE_WATCH__WEBHOOK_HOSTS; a host without a port: 80 and 443), "
+                    "never this server itself; any other is a 422",
         examples=["https://hooks.example.org/evidence"])
 
 

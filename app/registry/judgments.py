@@ -9,13 +9,33 @@ from typing import Any
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
+from app.domain.errors import Conflict
 from app.registry.tables import ClientCalibration, Judgment, utcnow
+
+# A client's judgments, all told: a calibration reads them all (a few thousand judge a
+# deployment well; 20,000 were stored in 33 s by one hostile client)
+MAX_JUDGMENTS_PER_CLIENT = 10_000
 
 
 def record(session: Session, *, client_id: str,
            items: list[tuple[str, str, int]]) -> int:
     """(query, document id, grade) judgments; a pair judged again takes the new grade.
-    Returns the client's judgment count."""
+    Returns the client's judgment count; 409 JUDGMENT_LIMIT_REACHED, storing none of them,
+    where the new pairs would take it past ``MAX_JUDGMENTS_PER_CLIENT``."""
+    held = count(session, client_id=client_id)
+    pairs = {(query, document_id) for query, document_id, _grade in items}
+    if held + len(pairs) > MAX_JUDGMENTS_PER_CLIENT:
+        known = sum(1 for query, document_id in pairs if session.scalar(
+            select(Judgment.id).where(Judgment.client_id == client_id,
+                                      Judgment.query == query,
+                                      Judgment.document_id == document_id)) is not None)
+        if held + len(pairs) - known > MAX_JUDGMENTS_PER_CLIENT:
+            raise Conflict(f"this client holds {held:,} judgments and these would add "
+                           f"{len(pairs) - known:,}: at most {MAX_JUDGMENTS_PER_CLIENT:,} are "
+                           "kept; DELETE /judgments, or judge fewer",
+                           code="JUDGMENT_LIMIT_REACHED",
+                           details={"held": held, "new": len(pairs) - known,
+                                    "max": MAX_JUDGMENTS_PER_CLIENT})
     for query, document_id, grade in items:
         found = session.scalar(select(Judgment).where(
             Judgment.client_id == client_id, Judgment.query == query,

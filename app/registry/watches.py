@@ -167,10 +167,12 @@ def record_match(session: Session, *, watch: Watch, version: DocumentVersion,
 
 # -- webhook deliveries ---------------------------------------------------------------------
 
-def claim_deliveries(session: Session, *, limit: int, now: datetime | None = None
-                     ) -> list[tuple[WatchMatch, Watch]]:
-    """Pending deliveries that are due, each claimed by moving its next attempt a lease ahead
-    (a runner that dies mid-POST leaves it due again after the lease)."""
+def claim_deliveries(session: Session, *, limit: int, lease_s: float,
+                     now: datetime | None = None) -> list[tuple[WatchMatch, Watch]]:
+    """Pending deliveries that are due, each claimed by moving its next attempt ``lease_s``
+    ahead and counting the attempt now: a runner that dies mid-POST leaves it due again after
+    the lease — one repeat, which the receiver recognises by its delivery id — and a
+    delivery that kills its runner every time still ends after ``max_attempts``."""
     now = now or utcnow()
     due = session.execute(
         select(WatchMatch.id, WatchMatch.next_attempt_at)
@@ -179,7 +181,8 @@ def claim_deliveries(session: Session, *, limit: int, now: datetime | None = Non
     claimed = [match_id for match_id, at in due
                if session.execute(update(WatchMatch).where(
                    WatchMatch.id == match_id, WatchMatch.next_attempt_at == at)
-                   .values(next_attempt_at=now + CLAIM_LEASE)
+                   .values(next_attempt_at=now + timedelta(seconds=lease_s),
+                           attempts=WatchMatch.attempts + 1)
                ).rowcount == 1]  # type: ignore[attr-defined]
     session.commit()
     return list(session.execute(  # type: ignore[arg-type]
@@ -190,19 +193,19 @@ def claim_deliveries(session: Session, *, limit: int, now: datetime | None = Non
 def delivered(session: Session, *, match_id: int) -> None:
     session.execute(update(WatchMatch).where(WatchMatch.id == match_id).values(
         delivery_state="delivered", delivered_at=utcnow(), last_error=None,
-        attempts=WatchMatch.attempts + 1, next_attempt_at=None))
+        next_attempt_at=None))
 
 
 def delivery_failed(session: Session, *, match_id: int, error: str, max_attempts: int,
-                    backoff_base_s: float) -> None:
+                    backoff_base_s: float, permanent: bool = False) -> None:
     """Another try after base × 2^(attempts − 1) seconds (capped at an hour); failed for good
-    after ``max_attempts``."""
+    after ``max_attempts`` or at once when trying again cannot help (``permanent``: the
+    receiver refused it, the host is no longer allowed). The claim counted the attempt."""
     match = session.get(WatchMatch, match_id)
     if match is None:
         return  # its watch or document was deleted meanwhile
-    match.attempts += 1
     match.last_error = error[:500]
-    if match.attempts >= max_attempts:
+    if permanent or match.attempts >= max_attempts:
         match.delivery_state, match.next_attempt_at = "failed", None
     else:
         delay = min(3600.0, backoff_base_s * 2 ** (match.attempts - 1))

@@ -18,8 +18,10 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import uuid
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -30,12 +32,13 @@ from app.registry import watches as watches_registry
 from app.registry.tables import DocumentVersion, Watch, WatchMatch
 from app.search.service import SearchAnswer, SearchQuery, SearchService
 from app.settings import WatchSettings
-from app.watches.webhooks import SIGNATURE_HEADER, host_allowed
+from app.watches.webhooks import DELIVERY_HEADER, SIGNATURE_HEADER, host_allowed, own_address
 from evidence_client.webhooks import signature  # the one signing rule, both sides
 
 log = logging.getLogger(__name__)
 Render = Callable[[SearchAnswer], dict[str, Any]]  # the answer's first row's evidence, as JSON
 EVENTS_PER_ROUND = 50
+DELIVERY_NAMESPACE = uuid.UUID("0b7c2f4e-5d1a-4b8e-9c3f-7a2e6d4b1c90")
 
 
 def admits(spec: Any, value: str) -> bool:
@@ -60,11 +63,17 @@ def restricted_query(request: Mapping[str, Any], document_id: str, version_id: s
                        alpha=request.get("alpha"), filters=filters, versions="all", limit=1)
 
 
+def delivery_id(watch: Watch, match: WatchMatch) -> str:
+    """The delivery's id, the same on every try of one match (a receiver drops a repeat by
+    it), opaque: the registry's row numbers, which count every client's matches, stay in."""
+    return "dlv_" + uuid.uuid5(DELIVERY_NAMESPACE, f"{watch.watch_id}/{match.id}").hex[:24]
+
+
 def webhook_body(watch: Watch, match: WatchMatch) -> bytes:
     """The JSON a webhook receives (signed as these exact bytes)."""
     return json.dumps({
-        "event": "watch.match", "watch_id": watch.watch_id, "name": watch.name,
-        "query": watch.request.get("query"),
+        "event": "watch.match", "delivery_id": delivery_id(watch, match),
+        "watch_id": watch.watch_id, "name": watch.name, "query": watch.request.get("query"),
         "match": match_json(match)}, ensure_ascii=False, separators=(",", ":")).encode()
 
 
@@ -78,9 +87,15 @@ def match_json(match: WatchMatch) -> dict[str, Any]:
 class WatchRunner:
     def __init__(self, sessions: sessionmaker[Session], search: SearchService,
                  settings: WatchSettings, render: Render,
-                 transport: httpx.BaseTransport | None = None) -> None:
+                 transport: httpx.BaseTransport | None = None,
+                 data_dir: Path | None = None) -> None:
         self.sessions, self.search, self.settings, self.render = (
             sessions, search, settings, render)
+        self.data_dir = data_dir  # where a live server records its own address
+        # claimed a few rounds of the pool at a time; a claim outlives its slowest wait in the
+        # pool's queue and its POST (seconds, not minutes: a crash's deliveries go out soon)
+        self.claim_limit = 4 * settings.delivery_threads
+        self.lease_s = settings.timeout_s * (self.claim_limit / settings.delivery_threads + 1) + 5
         self._http = httpx.Client(timeout=settings.timeout_s, follow_redirects=False,
                                   transport=transport,
                                   headers={"User-Agent": "evidence-search-webhook"})
@@ -148,38 +163,60 @@ class WatchRunner:
     # -- delivery ---------------------------------------------------------------------------
 
     def deliver(self) -> int:
-        """POST every due delivery, a few at once; returns how many were delivered."""
+        """POST every due delivery, a few at once, each one's outcome recorded the moment it
+        is known (a crash loses at most the deliveries in flight, each sent once more after
+        its lease); returns how many were delivered."""
         with self.sessions() as session:
-            due = watches_registry.claim_deliveries(
-                session, limit=4 * self.settings.delivery_threads)
-            jobs = [(match.id, watch.webhook_url, watch.secret, webhook_body(watch, match))
-                    for match, watch in due]
-        outcomes = list(self._pool.map(lambda job: (job[0], self._post(*job[1:])), jobs))
-        with self.sessions() as session:
-            for match_id, error in outcomes:
+            due = watches_registry.claim_deliveries(session, limit=self.claim_limit,
+                                                    lease_s=self.lease_s)
+            jobs = [(match.id, watch.webhook_url, watch.secret, webhook_body(watch, match),
+                     delivery_id(watch, match)) for match, watch in due]
+        return sum(self._pool.map(lambda job: self._deliver_one(*job), jobs))
+
+    def _deliver_one(self, match_id: int, url: str | None, secret: str, body: bytes,
+                     delivery: str) -> bool:
+        """One delivery: POSTed, its outcome written in a session of its own. Whatever goes
+        wrong with it is its own failure, never its batch's."""
+        try:
+            error, permanent = self._post(url, secret, body, delivery)
+        except Exception as exc:  # noqa: BLE001 - this delivery fails, no other
+            error, permanent = f"{type(exc).__name__}: {exc}"[:500], False
+        try:
+            with self.sessions() as session:
                 if error is None:
                     watches_registry.delivered(session, match_id=match_id)
                 else:
                     watches_registry.delivery_failed(
-                        session, match_id=match_id, error=error,
+                        session, match_id=match_id, error=error, permanent=permanent,
                         max_attempts=self.settings.max_attempts,
                         backoff_base_s=self.settings.backoff_base_s)
-            session.commit()
-        return sum(error is None for _, error in outcomes)
+                session.commit()
+        except Exception:  # noqa: BLE001 - unrecorded: its lease lapses, it is tried again
+            log.exception("a webhook delivery's outcome could not be recorded",
+                          extra={"fields": {"match": match_id}})
+        return error is None
 
-    def _post(self, url: str | None, secret: str, body: bytes) -> str | None:
-        """None when the receiver took it (2xx); else why not, in one line."""
-        if not url or not host_allowed(url, self.settings.allowed_hosts()):
-            return "the webhook's host is no longer allowed (EVIDENCE_WATCH__WEBHOOK_HOSTS)"
+    def _post(self, url: str | None, secret: str, body: bytes, delivery: str
+              ) -> tuple[str | None, bool]:
+        """(None, False) when the receiver took it (2xx); else why not in one line, and
+        whether trying again cannot help: a host no longer allowed, a URL the HTTP client
+        cannot send, a 4xx other than 408 and 429 (the receiver refused this request)."""
+        if not url or not host_allowed(url, self.settings.allowed_hosts(),
+                                       own_address(self.data_dir) if self.data_dir else None):
+            return ("the webhook's host and port are no longer allowed "
+                    "(EVIDENCE_WATCH__WEBHOOK_HOSTS)", True)
         try:
             response = self._http.post(url, content=body, headers={
                 "Content-Type": "application/json", SIGNATURE_HEADER: signature(secret, body),
-                "X-Evidence-Event": "watch.match"})
+                DELIVERY_HEADER: delivery, "X-Evidence-Event": "watch.match"})
+        except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
+            return f"{type(exc).__name__}: {exc}"[:500], True
         except httpx.HTTPError as exc:
-            return f"{type(exc).__name__}: {exc}"[:500]
-        if 200 <= response.status_code < 300:
-            return None
-        return f"HTTP {response.status_code}"
+            return f"{type(exc).__name__}: {exc}"[:500], False
+        status = response.status_code
+        if 200 <= status < 300:
+            return None, False
+        return f"HTTP {status}", 400 <= status < 500 and status not in (408, 429)
 
     def run_once(self) -> tuple[int, int]:
         """One evaluation round, then one delivery round: (matches recorded, delivered)."""

@@ -24,6 +24,9 @@ from ingest.extract.types import Attachment, Block, ExtractedText
 
 MAX_ATTACHMENTS = 50
 MAX_HEADER_CHARS = 2000
+# Parts inside parts (multipart, message/rfc822): real mail nests a handful; the parser's and
+# the standard library's walks recurse, and a message nested ~1,000 deep exhausted them
+MAX_MIME_DEPTH = 64
 
 
 def _html_text(html: str) -> str:
@@ -206,14 +209,69 @@ def extract_eml(content: bytes, filename: str) -> ExtractedText:
     content = _eight_bit_headers(content)
     try:
         message = email.message_from_bytes(content, policy=email.policy.default)
+    except RecursionError:
+        raise ExtractionError(f"{filename} nests its parts too deeply to be read",
+                              code="EMAIL_TOO_DEEP") from None
     except Exception as exc:  # noqa: BLE001 - the parser is lenient; this is truly broken
         raise ExtractionError(f"{filename} is not a readable e-mail ({type(exc).__name__})",
                               code="EMAIL_CORRUPT") from None
-    if not any(message.get(h) for h in ("From", "To", "Subject", "Date", "Message-ID",
-                                        "MIME-Version", "Content-Type")):
+    warnings: list[str] = []
+    headers = {name: _header(message, name, filename, warnings) for name in (
+        "From", "To", "Cc", "Subject", "Date", "Message-ID", "In-Reply-To", "References")}
+    if not (any(headers.values()) or message.get("MIME-Version")
+            or message.get("Content-Type")):
         raise ExtractionError(f"{filename} has no e-mail headers (From, To, Subject, Date, "
                               "MIME-Version): it is not an e-mail", code="EMAIL_CORRUPT")
-    warnings: list[str] = []
+    if _mime_depth(message) > MAX_MIME_DEPTH:
+        raise ExtractionError(f"{filename} nests its parts deeper than {MAX_MIME_DEPTH} "
+                              "levels (multipart and attached messages inside each other)",
+                              code="EMAIL_TOO_DEEP")
+    try:
+        return _read_message(message, filename, headers, warnings)
+    except RecursionError:
+        raise ExtractionError(f"{filename} nests its parts too deeply to be read",
+                              code="EMAIL_TOO_DEEP") from None
+
+
+def _header(message: Any, name: str, filename: str, warnings: list[str]) -> Any:
+    """A header as the mail library reads it; one it cannot read (a display name that decodes
+    to a line break: "address parts cannot contain CR or LF") as its text, with a warning —
+    never the whole message lost for one header."""
+    try:
+        return message.get(name)
+    except Exception:  # noqa: BLE001 - any header parser failure: read it as text
+        from email.header import decode_header, make_header
+
+        raw = next((v for k, v in message.raw_items() if k.lower() == name.lower()), None)
+        if raw is None:
+            return None
+        try:
+            text = str(make_header(decode_header(str(raw))))
+        except Exception:  # noqa: BLE001 - undecodable encoded words: the raw text
+            text = str(raw)
+        warnings.append(f"{filename}: the {name} header could not be read as written; "
+                        "read as plain text")
+        return " ".join(text.split())
+
+
+def _mime_depth(message: Any) -> int:
+    """How deep parts nest (the message itself 1), walked without recursion."""
+    deepest, stack = 0, [(message, 1)]
+    while stack:
+        part, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if deepest > MAX_MIME_DEPTH:
+            return deepest
+        payload = part.get_payload() if part.is_multipart() else None
+        if isinstance(payload, list):
+            stack.extend((child, depth + 1) for child in payload
+                         if hasattr(child, "is_multipart"))
+    return deepest
+
+
+def _read_message(message: Any, filename: str, headers: dict[str, Any],
+                  warnings: list[str]) -> ExtractedText:
+    """The body, the attachments and the headers of a parsed message."""
     body_part = message.get_body(preferencelist=("plain", "html"))
     if body_part is None and not message.is_multipart() and message.get_content_maintype() \
             == "text":
@@ -240,11 +298,10 @@ def extract_eml(content: bytes, filename: str) -> ExtractedText:
             data = part.get_payload(decode=True) or b""
         if data:
             attachments.append(Attachment(filename=name, content=data))
-    return _assemble(filename, sender=message.get("From"), to=message.get("To"),
-                     cc=message.get("Cc"), date=message.get("Date"),
-                     subject=message.get("Subject"), message_id=message.get("Message-ID"),
-                     in_reply_to=message.get("In-Reply-To"),
-                     references=message.get("References"),
+    return _assemble(filename, sender=headers["From"], to=headers["To"], cc=headers["Cc"],
+                     date=headers["Date"], subject=headers["Subject"],
+                     message_id=headers["Message-ID"], in_reply_to=headers["In-Reply-To"],
+                     references=headers["References"],
                      body=body, attachments=_bounded(attachments, filename, warnings),
                      warnings=warnings)
 

@@ -35,8 +35,8 @@ def receiver() -> Iterator[Receiver]:
 
 
 @pytest.fixture(params=["edge", "qdrant-client"])
-def svc(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-        ) -> Iterator[Service]:
+def svc(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+        receiver: Receiver) -> Iterator[Service]:
     from app.settings import QdrantSettings
     from app.store import open_store
     from tests.conftest import make_settings
@@ -44,7 +44,9 @@ def svc(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
     tmp = tmp_path_factory.mktemp(f"watches-{request.param}")
     settings = make_settings(tmp)
     settings.watch = settings.watch.model_copy(update={
-        "webhook_hosts": "127.0.0.1", "backoff_base_s": 0.0, "max_attempts": 3,
+        # the receiver's port: an allowed host without a port admits 80 and 443 only
+        "webhook_hosts": f"127.0.0.1:{receiver.port}", "backoff_base_s": 0.0,
+        "max_attempts": 3,
         "max_per_client": 3})
     store = None
     if request.param == "qdrant-client":
@@ -164,17 +166,115 @@ def test_per_client_nothing_is_seen_or_matched_across_clients(svc: Service) -> N
 @pytest.mark.parametrize(("url", "code"), [
     ("http://169.254.169.254/latest/meta-data", "WEBHOOK_HOST_NOT_ALLOWED"),
     ("http://10.0.0.5/hook", "WEBHOOK_HOST_NOT_ALLOWED"),
-    ("http://localhost/hook", "WEBHOOK_HOST_NOT_ALLOWED"),  # only the name the operator gave
-    ("http://user:pw@127.0.0.1/hook", "WEBHOOK_URL_INVALID"),
-    ("ftp://127.0.0.1/hook", "INVALID_REQUEST"),  # the schema: ^https?://
-    ("127.0.0.1/hook", "INVALID_REQUEST"),
+    ("http://localhost:{port}/hook", "WEBHOOK_HOST_NOT_ALLOWED"),  # only the name given
+    ("http://127.0.0.1/hook", "WEBHOOK_HOST_NOT_ALLOWED"),  # port 80: not the one allowed
+    ("http://127.0.0.1:5432/hook", "WEBHOOK_HOST_NOT_ALLOWED"),  # PostgreSQL's
+    ("http://user:pw@127.0.0.1:{port}/hook", "WEBHOOK_URL_INVALID"),
+    ("ftp://127.0.0.1:{port}/hook", "WEBHOOK_URL_INVALID"),
+    ("FILE:///etc/passwd", "WEBHOOK_URL_INVALID"),
+    ("gopher://127.0.0.1:{port}/", "WEBHOOK_URL_INVALID"),
+    ("ws://127.0.0.1:{port}/hook", "WEBHOOK_URL_INVALID"),
+    ("data:text/plain,hi", "WEBHOOK_URL_INVALID"),
+    ("127.0.0.1/hook", "WEBHOOK_URL_INVALID"),
     ("http:///hook", "WEBHOOK_URL_INVALID"),  # no host
     ("http://127.0.0.1:99999/hook", "WEBHOOK_URL_INVALID"),
+    ("http://127.0.0.1:{port}/x\r\nX-Evil: 1", "WEBHOOK_URL_INVALID"),  # header injection
+    ("http://127.0.0.1:{port}/a b", "WEBHOOK_URL_INVALID"),
+    ("http://127.0.0.1:{port}/" + "x" * 2001, "WEBHOOK_URL_INVALID"),
 ])
-def test_webhooks_only_to_hosts_the_operator_allows(svc: Service, url: str, code: str) -> None:
-    response = _watch(svc, query="annual fee", webhook_url=url)
+def test_webhooks_only_to_hosts_and_ports_the_operator_allows(
+        svc: Service, receiver: Receiver, url: str, code: str) -> None:
+    response = _watch(svc, query="annual fee", webhook_url=url.format(port=receiver.port))
     assert (response.status_code, response.json()["error"]["code"]) == (422, code)
     assert svc.http.get("/watches", headers=svc.auth()).json()["items"] == []
+
+
+def test_an_upper_case_scheme_is_a_url_like_any_other(svc: Service, receiver: Receiver
+                                                       ) -> None:
+    response = _watch(svc, query="annual fee",
+                      webhook_url=f"HTTP://127.0.0.1:{receiver.port}/hook")
+    assert response.status_code == 201, response.text
+
+
+def test_one_unsendable_webhook_fails_alone_and_never_loops(
+        svc: Service, receiver: Receiver) -> None:
+    """A watch stored with a URL the sender cannot send (made before URLs were checked this
+    way: written into the registry here) fails its own delivery at once, with the reason;
+    the other watch's delivery in the same round is delivered; nothing is sent again."""
+    from sqlalchemy import update
+
+    receiver.posts.clear()
+    good = _watch(svc, query="annual fee", webhook_url=receiver.url).json()
+    bad = _watch(svc, query="annual fee", webhook_url=receiver.url).json()
+    with transaction(svc.runtime.sessions) as session:
+        session.execute(update(Watch).where(Watch.watch_id == bad["watch_id"]).values(
+            webhook_url=receiver.url + "\r\nX-Evil: 1"))
+    svc.ingest("contract.md", CONTRACT, document_id="contract")
+    assert _run(svc) == (2, 1)
+    for _ in range(3):
+        assert _run(svc) == (0, 0)
+    assert len(receiver.posts) == 1
+    assert json.loads(receiver.posts[0][1])["watch_id"] == good["watch_id"]
+    failed = _matches(svc, bad["watch_id"])["items"][0]["delivery"]
+    assert (failed["state"], failed["attempts"]) == ("failed", 1)
+    assert "no longer allowed" in failed["last_error"]
+
+
+@pytest.mark.parametrize(("status", "state", "attempts"), [
+    (404, "failed", 1), (401, "failed", 1), (410, "failed", 1),  # refused: no use trying again
+    (408, "pending", 1), (429, "pending", 1), (500, "pending", 1)])  # may pass later
+def test_a_receiver_that_refuses_is_not_asked_again(
+        svc: Service, receiver: Receiver, status: int, state: str, attempts: int) -> None:
+    receiver.posts.clear()
+    receiver.statuses[:] = [status]
+    watch = _watch(svc, query="annual fee", webhook_url=receiver.url).json()
+    svc.ingest("contract.md", CONTRACT, document_id="contract")
+    _run(svc)
+    delivery = _matches(svc, watch["watch_id"])["items"][0]["delivery"]
+    assert (delivery["state"], delivery["attempts"], delivery["last_error"]) == (
+        state, attempts, f"HTTP {status}")
+    receiver.statuses.clear()
+
+
+def test_a_runner_that_dies_mid_delivery_repeats_it_once_under_the_same_id(
+        svc: Service, receiver: Receiver) -> None:
+    """A claim counts its attempt and holds the delivery for seconds: a runner killed after
+    its POST (here: the claim taken and the POST sent, its outcome never written) leaves the
+    delivery due again after the lease, sent once more with the same X-Evidence-Delivery id
+    (the receiver drops the repeat), then delivered — two POSTs, never a loop."""
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from app.registry import watches as watches_registry
+    from app.registry.tables import WatchMatch, utcnow
+    from app.watches.runner import delivery_id, webhook_body
+
+    receiver.posts.clear()
+    watch = _watch(svc, query="annual fee", webhook_url=receiver.url).json()
+    svc.ingest("contract.md", CONTRACT, document_id="contract")
+    runner = svc.http.app.state.watch_runner  # type: ignore[attr-defined]
+    assert runner.evaluate() == 1
+    assert runner.lease_s < 60  # seconds, not minutes
+    with svc.runtime.sessions() as session:  # the runner that will die: claims, then POSTs
+        [(match, owner)] = watches_registry.claim_deliveries(session, limit=10,
+                                                             lease_s=runner.lease_s)
+        dead = runner._post(owner.webhook_url, owner.secret, webhook_body(owner, match),
+                            delivery_id(owner, match))
+    assert dead == (None, False) and len(receiver.posts) == 1
+    assert runner.deliver() == 0  # still leased: no second runner takes it meanwhile
+    with transaction(svc.runtime.sessions) as session:  # the lease lapses
+        session.execute(update(WatchMatch).values(
+            next_attempt_at=utcnow() - timedelta(seconds=1)))
+    assert runner.deliver() == 1
+    assert runner.deliver() == 0
+    assert len(receiver.posts) == 2
+    ids = {headers["X-Evidence-Delivery"] for headers, _ in receiver.posts}
+    assert len(ids) == 1 and ids.pop().startswith("dlv_")
+    assert {json.loads(body)["delivery_id"] for _, body in receiver.posts} == {
+        receiver.posts[0][0]["X-Evidence-Delivery"]}
+    delivery = _matches(svc, watch["watch_id"])["items"][0]["delivery"]
+    assert (delivery["state"], delivery["attempts"]) == ("delivered", 2)
 
 
 def test_a_failing_receiver_is_retried_with_backoff_then_given_up(

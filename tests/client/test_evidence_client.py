@@ -116,7 +116,7 @@ def test_the_async_client_does_the_same(live) -> None:  # type: ignore[no-untype
 
 
 def test_changes_and_watches_with_a_verified_webhook(live) -> None:  # type: ignore[no-untyped-def]
-    receiver = Receiver()
+    receiver = Receiver().allowed_by(live)
     try:
         with EvidenceClient(live.url, api_key=live.keys["acme"]) as client:
             watch = client.create_watch("annual fee", webhook_url=receiver.url, name="fees",

@@ -225,3 +225,48 @@ def test_headers_in_raw_8bit_bytes_are_read_by_the_declared_charset() -> None:
     assert [b.text for b in extracted.blocks][1] == "本日の会議の議事録です。"
     ascii_only = b"From: a@example.com\r\nSubject: plain\r\n\r\nbody"
     assert extract("eml", ascii_only, "p.eml").title == "plain"  # untouched
+
+
+def test_a_header_the_mail_library_cannot_read_is_read_as_text_not_a_failed_message() -> None:
+    """A From whose display name decodes to a line break made the standard library raise
+    ("address parts cannot contain CR or LF") and the whole message fail: now that header is
+    read as its text, line break folded, with a warning naming it; the rest as always."""
+    from ingest.extract.email import extract_eml
+
+    raw = (b"From: =?utf-8?q?Evil=0AName?= <evil@example.org>\r\nTo: a@example.org\r\n"
+           b"Subject: Budget\r\n\r\nThe budget is EUR 12,000.\r\n")
+    read = extract_eml(raw, "odd.eml")
+    assert read.extra["from"] == "Evil Name <evil@example.org>"
+    assert read.extra["from_address"] == "evil@example.org"
+    assert read.warnings == ["odd.eml: the From header could not be read as written; read as "
+                             "plain text"]
+    assert [b.text for b in read.blocks][-1] == "The budget is EUR 12,000."
+
+
+def _nested(levels: int, kind: str) -> bytes:
+    inner = (b"From: a@example.org\r\nSubject: deep\r\nContent-Type: text/plain\r\n\r\n"
+             b"hello deep\r\n")
+    for i in range(levels):
+        if kind == "message":
+            inner = (b"From: a@example.org\r\nSubject: level\r\nMIME-Version: 1.0\r\n"
+                     b"Content-Type: message/rfc822\r\n\r\n" + inner)
+        else:
+            b = f"b{i}".encode()
+            inner = (b'Content-Type: multipart/mixed; boundary="' + b + b'"\r\n\r\n--' + b
+                     + b"\r\n" + inner + b"\r\n--" + b + b"--\r\n")
+    return b"From: a@example.org\r\nSubject: top\r\nMIME-Version: 1.0\r\n" + inner
+
+
+@pytest.mark.parametrize("kind", ["multipart", "message"])
+def test_parts_nested_past_the_bound_fail_with_their_own_code(kind: str) -> None:
+    """63 levels inside the message (64 with it) are read; one more, or a thousand (where
+    the standard library's own walk ran out of stack: RecursionError, a generic failure),
+    is EMAIL_TOO_DEEP with the reason."""
+    from ingest.extract.email import MAX_MIME_DEPTH, extract_eml
+
+    assert MAX_MIME_DEPTH == 64
+    assert extract_eml(_nested(63, kind), "ok.eml").title == "top"
+    for levels in (64, 1000):
+        with pytest.raises(ExtractionError) as deep:
+            extract_eml(_nested(levels, kind), "deep.eml")
+        assert deep.value.code == "EMAIL_TOO_DEEP", (levels, deep.value)

@@ -104,7 +104,12 @@ def test_delivery_backoff_doubles_and_fails_after_the_last_attempt(sessions) -> 
                                webhook_url="http://127.0.0.1/h", max_per_client=5)
         watches.record_match(s, watch=watch, version=s.get(DocumentVersion, pk),
                              document_id="d", evidence={}, max_matches=10)
+    later = utcnow() + timedelta(hours=2)  # every retry's time has come
     for attempt, delay in ((1, 2.0), (2, 4.0), (3, 8.0)):
+        with sessions() as s:  # the claim counts the attempt and holds it 30 s
+            [(claimed, _watch)] = watches.claim_deliveries(s, limit=5, lease_s=30, now=later)
+            assert claimed.attempts == attempt
+            assert watches.claim_deliveries(s, limit=5, lease_s=30, now=later) == []
         with transaction(sessions) as s:
             match = s.scalars(select(WatchMatch)).one()
             before = utcnow()
@@ -113,9 +118,29 @@ def test_delivery_backoff_doubles_and_fails_after_the_last_attempt(sessions) -> 
             assert match.attempts == attempt and match.delivery_state == "pending"
             waited = (match.next_attempt_at - before).total_seconds()
             assert delay - 0.5 < waited < delay + 0.5
+    with sessions() as s:
+        watches.claim_deliveries(s, limit=5, lease_s=30, now=later)
     with transaction(sessions) as s:
         match = s.scalars(select(WatchMatch)).one()
         watches.delivery_failed(s, match_id=match.id, error="x" * 900, max_attempts=4,
                                 backoff_base_s=2.0)
         assert (match.delivery_state, match.next_attempt_at, len(match.last_error)) == (
             "failed", None, 500)
+
+
+def test_a_permanent_failure_ends_the_delivery_at_its_first_attempt(sessions) -> None:
+    client_id, (pk,) = _versions(sessions, 1)
+    with transaction(sessions) as s:
+        watch = watches.create(s, client_id=client_id, request=REQUEST, name=None,
+                               webhook_url="http://127.0.0.1/h", max_per_client=5)
+        watches.record_match(s, watch=watch, version=s.get(DocumentVersion, pk),
+                             document_id="d", evidence={}, max_matches=10)
+    with sessions() as s:
+        [(claimed, _watch)] = watches.claim_deliveries(s, limit=5, lease_s=30)
+    with transaction(sessions) as s:
+        watches.delivery_failed(s, match_id=claimed.id, error="HTTP 404", max_attempts=6,
+                                backoff_base_s=2.0, permanent=True)
+    with sessions() as s:
+        match = s.scalars(select(WatchMatch)).one()
+        assert (match.delivery_state, match.attempts, match.next_attempt_at) == (
+            "failed", 1, None)

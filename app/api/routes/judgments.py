@@ -30,11 +30,12 @@ router = APIRouter(tags=["calibration"])
 
 
 @router.post("/judgments", response_model=JudgmentsStored,
-             responses=error_responses(400, 401, 403, 413, 422, 500))
+             responses=error_responses(400, 401, 403, 409, 413, 422, 500))
 def record_judgments(body: JudgmentsIn, session: SessionDep,
                      client: PublishingClientDep) -> JudgmentsStored:
     """Judgments of your own: this document (or the document of this chunk) answers this query
-    this well (0–3). A pair judged again takes the new grade. They are this client's alone."""
+    this well (0–3). A pair judged again takes the new grade. They are this client's alone;
+    at most 10,000 (409 JUDGMENT_LIMIT_REACHED, nothing stored, past it)."""
     for i, item in enumerate(body.items):
         if (item.document_id is None) == (item.chunk_id is None):
             raise BadRequest(f"items[{i}]: give document_id or chunk_id, one of them",

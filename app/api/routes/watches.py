@@ -24,7 +24,7 @@ from app.registry import watches as watches_registry
 from app.registry.tables import Watch, WatchMatch
 from app.search.service import SearchQuery
 from app.watches.runner import match_json
-from app.watches.webhooks import checked_url
+from app.watches.webhooks import checked_url, own_address
 
 router = APIRouter(tags=["watches"])
 WATCH_ID_PATTERN = "^wat_[0-9a-f]{16}$"
@@ -40,7 +40,9 @@ def create_watch(body: WatchCreate, runtime: RuntimeDep, session: SessionDep,
     evidence the search cites, and POSTed to webhook_url when given. The search is run once
     now, so a filter or scope it would refuse is refused here."""
     settings = runtime.settings.watch
-    url = checked_url(body.webhook_url, settings.allowed_hosts()) if body.webhook_url else None
+    url = (checked_url(body.webhook_url, settings.allowed_hosts(),
+                       own_address(runtime.settings.data_dir))
+           if body.webhook_url else None)
     request = {"query": body.query, "scope": body.scope.value, "alpha": body.alpha,
                "filters": plain_filters(body.filters)}
     service.answer(session, client_id=client.id, query=SearchQuery(
