@@ -27,7 +27,7 @@ SKIPPED_SHOWN = 20
 
 def pick_files(folder: Path, max_bytes: int) -> tuple[list[Path], list[tuple[Path, str]]]:
     """The files to ingest under FOLDER (or FOLDER itself), and those left out with why."""
-    from app.documents.uploads import SUPPORTED
+    from app.domain.formats import SUPPORTED
 
     candidates = [folder] if folder.is_file() else sorted(
         p for p in folder.rglob("*") if p.is_file())
@@ -60,7 +60,7 @@ def ingest(
     server: ServerOption = None,
 ) -> None:
     from app.cli.folder_ingest import ingest_in_process, ingest_via_server
-    from app.documents.uploads import SUPPORTED
+    from app.domain.formats import SUPPORTED
 
     settings = get_settings()
     files, skipped = pick_files(folder, settings.ingest.max_upload_bytes)

@@ -2,10 +2,15 @@
 stated fallback for a message whose headers name no other (ingest/extract/email.py reads
 ``thread_id`` from Message-ID, In-Reply-To and References).
 
-The fallback (``adopted_thread``): a message with neither In-Reply-To nor References joins the
-thread of an earlier-indexed message of the same client with the same subject once reply and
-forward prefixes are stripped (``Re:``, ``Fwd:``, ``AW:``, ``WG:``…), sharing at least one
-address (sender or recipient), dated within ``FALLBACK_DAYS`` of it. Messages are read from the
+The fallback (``adopted_thread``): a message with neither In-Reply-To nor References **whose
+subject says it answers or forwards** (``Re:``, ``Fwd:``, ``AW:``, ``WG:``…) joins the thread
+of an earlier-indexed message of the same client with the same subject once those prefixes are
+stripped, sharing at least one address (sender or recipient), dated within ``FALLBACK_DAYS``
+of it. A message whose subject has no such prefix starts a conversation: it never joins
+another's — a thread's root stays with its own replies whatever was indexed first (a later
+header-less mail of the same subject once pulled a root away from its reply). Among several
+threads it could join it takes the one whose message is dated closest before it (then the
+smallest thread id), not whichever was indexed last. Messages are read from the
 client's current e-mail versions, the newest ``SCAN_LIMIT`` first: bounded per client.
 """
 
@@ -19,6 +24,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.domain.errors import NotFound
+from app.domain.subjects import answers_or_forwards
 from app.registry.documents import current_versions
 from app.registry.tables import Document, DocumentVersion
 
@@ -55,13 +61,16 @@ def _people(document: dict[str, Any]) -> set[str]:
 
 
 def adopted_thread(session: Session, *, client_id: str, document: dict[str, Any]) -> str | None:
-    """The thread a header-less message joins by the fallback, or None (it keeps its own)."""
+    """The thread a header-less reply joins by the fallback, or None (it keeps its own)."""
     if document.get("in_reply_to") or document.get("references"):
         return None  # its headers said where it belongs
+    if not answers_or_forwards(str(document.get("subject") or "")):
+        return None  # no reply or forward: a conversation's first message, its own thread
     subject, people, when = (document.get("thread_subject"), _people(document),
                              _when(document.get("date")))
     if not subject or not people:
         return None
+    found: list[tuple[tuple[int, float], str]] = []
     for _document_id, _version_id, other in _mail(session, client_id):
         if other.get("thread_subject") != subject or not other.get("thread_id"):
             continue
@@ -71,8 +80,11 @@ def adopted_thread(session: Session, *, client_id: str, document: dict[str, Any]
         if when and theirs and abs((when - theirs).total_seconds()) > FALLBACK_DAYS * 86400:
             continue
         if people & _people(other):
-            return str(other["thread_id"])
-    return None
+            # the message dated closest before this one, then closest after, then undated
+            gap = (when - theirs).total_seconds() if when and theirs else None
+            rank = (2, 0.0) if gap is None else (0, gap) if gap >= 0 else (1, -gap)
+            found.append((rank, str(other["thread_id"])))
+    return min(found)[1] if found else None
 
 
 def thread_messages(session: Session, *, client_id: str, thread_id: str) -> list[dict[str, Any]]:

@@ -20,6 +20,7 @@ import re
 from typing import Any
 
 from app.domain.errors import ExtractionError
+from app.domain.subjects import normal_subject
 from ingest.extract.types import Attachment, Block, ExtractedText
 
 MAX_ATTACHMENTS = 50
@@ -64,8 +65,6 @@ def _iso_date(value: Any) -> str | None:
 
 
 MESSAGE_ID = re.compile(r"<([^<>\s]{1,500})>")
-SUBJECT_PREFIX = re.compile(r"^\s*(?:(?:re|fwd?|aw|wg|sv|vs|tr|antw)\s*(?:\[\d+\])?\s*:\s*)+",
-                            re.IGNORECASE)
 
 
 def message_ids(value: Any) -> list[str]:
@@ -83,11 +82,6 @@ def thread_of(message_id: str | None, in_reply_to: list[str], references: list[s
 
     root = (references or in_reply_to or ([message_id] if message_id else []) or [None])[0]
     return f"th-{hashlib.sha256(root.encode()).hexdigest()[:16]}" if root else None
-
-
-def normal_subject(subject: str | None) -> str:
-    """A subject without its reply and forward prefixes (Re:, Fwd:, AW:, WG:…), folded."""
-    return " ".join(SUBJECT_PREFIX.sub("", subject or "").split()).casefold()
 
 
 def _assemble(filename: str, *, sender: Any, to: Any, cc: Any, date: Any, subject: Any,

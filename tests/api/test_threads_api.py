@@ -222,3 +222,33 @@ def test_a_one_clause_variant_is_a_near_duplicate_never_collapsed(tmp_path) -> N
         by_id = {r["document_version"]["document_id"]: r for r in rows}
         assert by_id["contract"]["canonical_metadata"]["duplicates"]["near"][0][
             "document_id"] == "variant"
+
+
+ORDERED = {
+    "root": _mail("Q3 budget", "Zanzibar numbers.", sender=ALICE, to=BOB,
+                  date="Mon, 01 Jul 2024 09:00:00 +0000", message_id="<r1@northwind>"),
+    "answer": _mail("Re: Q3 budget", "Zanzibar is fine.", sender=BOB, to=ALICE,
+                    date="Mon, 01 Jul 2024 10:00:00 +0000", message_id="<r2@kestrel>",
+                    in_reply_to="<r1@northwind>"),
+    # no headers and no Re: — a new conversation with the same subject, the same people
+    "another": _mail("Q3 budget", "Zanzibar, a new start.", sender=ALICE, to=BOB,
+                     date="Fri, 05 Jul 2024 09:00:00 +0000", message_id="<r3@northwind>"),
+}
+
+
+@pytest.mark.parametrize("order", [
+    ("root", "answer", "another"), ("root", "another", "answer"),
+    ("answer", "root", "another"), ("answer", "another", "root"),
+    ("another", "root", "answer"), ("another", "answer", "root")])
+def test_a_root_stays_with_its_reply_whatever_was_indexed_first(
+        tmp_path, order: tuple[str, ...]) -> None:  # type: ignore[no-untyped-def]
+    """Every order of a root, its reply (In-Reply-To) and a header-less message of the same
+    subject that is no reply: the root and its reply share a thread, the other message has
+    its own (it once pulled the root away when indexed first)."""
+    from tests.conftest import make_settings
+
+    with running_service(tmp_path, fake_models(), settings=make_settings(tmp_path)) as svc:
+        for name in order:
+            svc.ingest(f"{name}.eml", ORDERED[name], document_id=name)
+        threads = {name: _meta(svc, name)["thread_id"] for name in ORDERED}
+    assert threads["root"] == threads["answer"] != threads["another"], (order, threads)
