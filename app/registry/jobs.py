@@ -44,9 +44,11 @@ def claim_next(session: Session, *, worker_id: str, lease_s: float,
                max_crashes: int = DEFAULT_MAX_CRASHES) -> ClaimedJob | None:
     """Claim one due job, or None. Commit right after so the claim is visible to others.
 
-    Fair across clients: the client served longest ago (its latest claim) goes first, and
-    within a client the oldest job; so one client's queue of uploads, or its large document
-    giving up its slice, never holds back another client's work.
+    Fair across clients: the client with the fewest jobs running now goes first (a client
+    already holding a worker does not take a second while another client waits: issue 47),
+    then the client served longest ago (its latest claim), and within a client the oldest job;
+    so one client's queue of uploads, or its large document giving up its slice, never holds
+    back another client's work.
 
     A running job whose lease expired lost its attempt to its worker's death: the attempt is
     given back and counted as a crash instead; past ``max_crashes`` the job fails."""
@@ -56,13 +58,19 @@ def claim_next(session: Session, *, worker_id: str, lease_s: float,
                      func.max(IngestionJob.started_at).label("served_at"))
               .where(IngestionJob.client_id.in_(waiting))
               .group_by(IngestionJob.client_id).subquery())
+    busy = (select(IngestionJob.client_id, func.count().label("running"))
+            .where(IngestionJob.status == "running", IngestionJob.lease_expires_at >= now,
+                   IngestionJob.client_id.in_(waiting))
+            .group_by(IngestionJob.client_id).subquery())
     for _ in range(5):
         candidate = session.execute(
             select(IngestionJob.id, IngestionJob.status, IngestionJob.attempts,
                    IngestionJob.crashes)
             .join(served, served.c.client_id == IngestionJob.client_id)
+            .outerjoin(busy, busy.c.client_id == IngestionJob.client_id)
             .where(_claimable(now))
-            .order_by(served.c.served_at.asc().nulls_first(), IngestionJob.created_at,
+            .order_by(func.coalesce(busy.c.running, 0).asc(),
+                      served.c.served_at.asc().nulls_first(), IngestionJob.created_at,
                       IngestionJob.id)
             .limit(1).with_for_update(skip_locked=True, of=IngestionJob)).first()
         if candidate is None:

@@ -155,3 +155,35 @@ def test_an_older_version_finishing_late_never_becomes_current(sessions) -> None
         assert docs.mark_published(s, version=v1, chunk_count=1, canonical_metadata={}) == (
             False, None)
         assert (v1.state, v2.state) == ("superseded", "published")
+
+
+def test_a_client_holding_a_worker_waits_for_a_second_while_another_client_waits(
+        sessions) -> None:  # type: ignore[no-untyped-def]
+    """A's first job was claimed long ago and still runs; B was served since (so A is the
+    client served longest ago, which alone would give A the free worker too). A second
+    worker takes B's waiting job: the fewest running jobs go first. With B's done and none
+    of its own left, A's next job is taken."""
+    with transaction(sessions) as s:
+        a, _ = reg.create_client(s, name="a")
+        b, _ = reg.create_client(s, name="b")
+
+        def upload(client_id: str, name: str) -> str:
+            return docs.register_upload(
+                s, client_id=client_id, document_id=name, kind="txt", filename="a.txt",
+                mime_type="text/plain", content=name.encode(), sha256=f"{hash(name) & 0xfff:064d}",
+                canonical_metadata={}, source=None, path=None, max_attempts=3).job.id
+
+        a1, a2, b1 = upload(a.id, "a1"), upload(a.id, "a2"), upload(b.id, "b1")
+        b0 = upload(b.id, "b0")
+        long_ago, lately = utcnow() - timedelta(minutes=30), utcnow() - timedelta(minutes=5)
+        s.execute(update(IngestionJob).where(IngestionJob.id == a1).values(
+            status="running", started_at=long_ago, worker_id="w1",
+            lease_expires_at=utcnow() + timedelta(minutes=5), attempts=1))
+        s.execute(update(IngestionJob).where(IngestionJob.id == b0).values(
+            status="succeeded", started_at=lately, finished_at=lately, attempts=1))
+    with transaction(sessions) as s:
+        assert jobs.claim_next(s, worker_id="w2", lease_s=60).job_id == b1
+    with transaction(sessions) as s:  # b1 finished; only A waits: A's second job goes
+        s.execute(update(IngestionJob).where(IngestionJob.id == b1).values(status="succeeded"))
+    with transaction(sessions) as s:
+        assert jobs.claim_next(s, worker_id="w2", lease_s=60).job_id == a2
