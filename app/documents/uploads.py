@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from pathlib import PurePath
 from typing import Any
 
@@ -15,7 +14,15 @@ from sqlalchemy.orm import Session
 
 from app.domain.charsets import looks_like_text
 from app.domain.errors import BadRequest, PayloadTooLarge, UnsupportedMediaType
-from app.domain.formats import IMAGE_MAGIC, LABELS, OLE_MAGIC, SUPPORTED, TEXT_KINDS, ZIP_KINDS
+from app.domain.formats import (
+    IMAGE_MAGIC,
+    LABELS,
+    OLE_MAGIC,
+    SUPPORTED,
+    TEXT_KINDS,
+    ZIP_KINDS,
+    document_id_for,  # noqa: F401 - re-exported: ingest reads it here
+)
 from app.domain.limits import (
     MetadataLimits,
     check_metadata,
@@ -63,11 +70,6 @@ def detect_kind(filename: str) -> tuple[str, str]:
             f"{filename!r}: unsupported file type '{suffix or '(none)'}'; supported: "
             + ", ".join(sorted(SUPPORTED)), details={"filename": filename})
     return SUPPORTED[suffix]
-
-
-def document_id_for(name: str) -> str:
-    """A legal document_id from a path or an outside id, stable so a re-ingest makes versions."""
-    return re.sub(r"[^A-Za-z0-9._-]", "-", name).lstrip("-._")[:200] or "document"
 
 
 def parse_metadata_field(raw: str | None, limits: MetadataLimits) -> dict[str, Any]:

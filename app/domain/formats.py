@@ -37,3 +37,11 @@ LABELS = {"pdf": "a PDF", "docx": "a DOCX (ZIP) document", "html": "text (HTML)"
           "csv": "text (CSV)", "pptx": "a PPTX (ZIP) deck", "png": "a PNG image",
           "jpg": "a JPEG image", "tiff": "a TIFF image", "eml": "text (an e-mail)",
           "msg": "an Outlook (OLE) message"}
+
+
+def document_id_for(name: str) -> str:
+    """A legal document_id from a path or an outside id, stable so a re-ingest makes versions
+    (here, beside the kinds, so the CLI names uploads without importing the registry)."""
+    import re
+
+    return re.sub(r"[^A-Za-z0-9._-]", "-", name).lstrip("-._")[:200] or "document"
