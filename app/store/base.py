@@ -191,6 +191,13 @@ class LaneQuery:
     fields: tuple[str, ...] | None = None  # the payload keys the hits carry; None: all, (): none
     ids: tuple[str, ...] = ()
 
+    def answerable(self, sentence_vectors: bool) -> bool:
+        """A BM25 query without terms finds nothing; nor does a collection without sentences:
+        neither is sent to the engine."""
+        if self.using == SPARSE:
+            return bool(self.vector.indices)
+        return self.using != SENTENCES or sentence_vectors
+
 
 def check_model(recorded: dict[str, Any] | None, dense_model: str, dense_dim: int) -> None:
     """Refuse to open a collection built by another dense model: its vectors mean nothing here."""

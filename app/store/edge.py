@@ -78,13 +78,6 @@ def _fields(fields: Sequence[str] | None) -> tuple[str, ...] | None:
     return tuple(fields) if fields else None
 
 
-def _answerable(query: LaneQuery, sentence_vectors: bool) -> bool:
-    """A BM25 query without terms finds nothing; nor does a collection without sentences."""
-    if query.using == SPARSE:
-        return bool(query.vector.indices)
-    return query.using != SENTENCES or sentence_vectors
-
-
 def _request(query: LaneQuery) -> qe.QueryRequest:
     """The engine's request for one LaneQuery."""
     if query.using == SPARSE:
@@ -269,7 +262,7 @@ class EdgeStore:
     def query_batch(self, queries: Sequence[LaneQuery]) -> list[list[StoredHit]]:
         """One engine call for every query that can answer (identity fields alone: ids and
         scores from the engine, the rest from the identity cache, app/store/identity.py)."""
-        asked = [i for i, q in enumerate(queries) if _answerable(q, self.sentence_vectors)]
+        asked = [i for i, q in enumerate(queries) if q.answerable(self.sentence_vectors)]
         answers: list[list[StoredHit]] = [[] for _ in queries]
         if not asked:
             return answers

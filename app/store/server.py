@@ -174,9 +174,7 @@ class ServerStore:
     def query_batch(self, queries: Sequence[LaneQuery]) -> list[list[StoredHit]]:
         """One ``query_batch_points`` call for every query that can answer; identity fields
         from the cache, as the embedded adapter."""
-        asked = [i for i, q in enumerate(queries)
-                 if (bool(q.vector.indices) if q.using == SPARSE
-                     else q.using != SENTENCES or self.sentence_vectors)]
+        asked = [i for i, q in enumerate(queries) if q.answerable(self.sentence_vectors)]
         answers: list[list[StoredHit]] = [[] for _ in queries]
         if not asked:
             return answers

@@ -171,14 +171,15 @@ class WatchRunner:
                                                     lease_s=self.lease_s)
             jobs = [(match.id, watch.webhook_url, watch.secret, webhook_body(watch, match),
                      delivery_id(watch, match)) for match, watch in due]
-        return sum(self._pool.map(lambda job: self._deliver_one(*job), jobs))
+        own = own_address(self.data_dir) if jobs and self.data_dir else None  # once a round
+        return sum(self._pool.map(lambda job: self._deliver_one(*job, own=own), jobs))
 
     def _deliver_one(self, match_id: int, url: str | None, secret: str, body: bytes,
-                     delivery: str) -> bool:
+                     delivery: str, own: tuple[str, int] | None = None) -> bool:
         """One delivery: POSTed, its outcome written in a session of its own. Whatever goes
         wrong with it is its own failure, never its batch's."""
         try:
-            error, permanent = self._post(url, secret, body, delivery)
+            error, permanent = self._post(url, secret, body, delivery, own)
         except Exception as exc:  # noqa: BLE001 - this delivery fails, no other
             error, permanent = f"{type(exc).__name__}: {exc}"[:500], False
         try:
@@ -196,13 +197,12 @@ class WatchRunner:
                           extra={"fields": {"match": match_id}})
         return error is None
 
-    def _post(self, url: str | None, secret: str, body: bytes, delivery: str
-              ) -> tuple[str | None, bool]:
+    def _post(self, url: str | None, secret: str, body: bytes, delivery: str,
+              own: tuple[str, int] | None = None) -> tuple[str | None, bool]:
         """(None, False) when the receiver took it (2xx); else why not in one line, and
         whether trying again cannot help: a host no longer allowed, a URL the HTTP client
         cannot send, a 4xx other than 408 and 429 (the receiver refused this request)."""
-        if not url or not host_allowed(url, self.settings.allowed_hosts(),
-                                       own_address(self.data_dir) if self.data_dir else None):
+        if not url or not host_allowed(url, self.settings.allowed_hosts(), own):
             return ("the webhook's host and port are no longer allowed "
                     "(EVIDENCE_WATCH__WEBHOOK_HOSTS)", True)
         try:

@@ -97,13 +97,18 @@ def test_a_match_is_recorded_once_and_the_oldest_dropped_past_the_bound(sessions
         assert [m.version_pk for m in last] == pks[6:] and not more
 
 
-def test_delivery_backoff_doubles_and_fails_after_the_last_attempt(sessions) -> None:
+def _one_pending_delivery(sessions) -> None:  # type: ignore[no-untyped-def]
+    """A watch with a webhook and one match waiting to be delivered."""
     client_id, (pk,) = _versions(sessions, 1)
     with transaction(sessions) as s:
         watch = watches.create(s, client_id=client_id, request=REQUEST, name=None,
                                webhook_url="http://127.0.0.1/h", max_per_client=5)
         watches.record_match(s, watch=watch, version=s.get(DocumentVersion, pk),
                              document_id="d", evidence={}, max_matches=10)
+
+
+def test_delivery_backoff_doubles_and_fails_after_the_last_attempt(sessions) -> None:
+    _one_pending_delivery(sessions)
     later = utcnow() + timedelta(hours=2)  # every retry's time has come
     for attempt, delay in ((1, 2.0), (2, 4.0), (3, 8.0)):
         with sessions() as s:  # the claim counts the attempt and holds it 30 s
@@ -129,12 +134,7 @@ def test_delivery_backoff_doubles_and_fails_after_the_last_attempt(sessions) -> 
 
 
 def test_a_permanent_failure_ends_the_delivery_at_its_first_attempt(sessions) -> None:
-    client_id, (pk,) = _versions(sessions, 1)
-    with transaction(sessions) as s:
-        watch = watches.create(s, client_id=client_id, request=REQUEST, name=None,
-                               webhook_url="http://127.0.0.1/h", max_per_client=5)
-        watches.record_match(s, watch=watch, version=s.get(DocumentVersion, pk),
-                             document_id="d", evidence={}, max_matches=10)
+    _one_pending_delivery(sessions)
     with sessions() as s:
         [(claimed, _watch)] = watches.claim_deliveries(s, limit=5, lease_s=30)
     with transaction(sessions) as s:
