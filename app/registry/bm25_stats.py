@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import bindparam, delete, select, update
+from sqlalchemy import bindparam, delete, literal, select, union_all, update
 from sqlalchemy.orm import Session
 
 from app.registry.tables import Bm25Corpus, Bm25Term, DocumentVersion
@@ -69,14 +69,20 @@ def _apply(session: Session, client_id: str, version: DocumentVersion, sign: int
 
 def lookup(session: Session, *, client_id: str, terms: Sequence[int]
            ) -> tuple[int, dict[int, int]]:
-    """(the client's chunk count, {term: df}) for the query's terms: one indexed read."""
-    chunks = session.scalar(select(CORPUS.c.chunk_count).where(
-        CORPUS.c.client_id == client_id)) or 0
-    if not terms:
-        return chunks, {}
-    rows = session.execute(select(TERMS.c.term, TERMS.c.df).where(
-        TERMS.c.client_id == client_id, TERMS.c.term.in_(sorted(set(terms)))))
-    return chunks, {int(t): int(n) for t, n in rows}
+    """(the client's chunk count, {term: df}) for the query's terms: one indexed read (the
+    count and the terms in one statement: a search's second registry round trip was ~0.4 ms)."""
+    count = select(literal(0).label("is_term"), literal(0).label("term"),
+                   CORPUS.c.chunk_count.label("n")).where(CORPUS.c.client_id == client_id)
+    if terms:
+        count = union_all(count, select(literal(1), TERMS.c.term, TERMS.c.df).where(
+            TERMS.c.client_id == client_id, TERMS.c.term.in_(sorted(set(terms)))))
+    chunks, df = 0, {}
+    for is_term, term, n in session.execute(count):
+        if is_term:
+            df[int(term)] = int(n)
+        else:
+            chunks = int(n or 0)
+    return chunks, df
 
 
 def clear(session: Session) -> None:

@@ -37,6 +37,12 @@ def _candidate(hit: StoredHit, lane: str, rank: int) -> Candidate:
                      chunk_index=int(p[CHUNK_INDEX]), payload=p, **scores)
 
 
+def _score_then_chunk(hit: StoredHit) -> tuple[float, str, str, int]:
+    """The floor's order (``apply_floor``): best score first, ties by chunk id."""
+    p = hit.payload
+    return (-(hit.score or 0.0), p[DOCUMENT_ID], p[VERSION_ID], int(p[CHUNK_INDEX]))
+
+
 def lane_query(name: str, query: list[float] | SparseVec, flt: ChunkFilter, depth: int,
                entity_keys: tuple[str, ...] = (), fields: tuple[str, ...] = LANE_FIELDS
                ) -> LaneQuery:
@@ -62,7 +68,10 @@ def lane_result(name: str, asked: LaneQuery, hits: list[StoredHit], floor: float
         kept = [_candidate(h, "entity", rank) for rank, h in enumerate(ordered, start=1)]
         return LaneResult("entity", tuple(kept), fetched_ids=tuple(h.id for h in ordered),
                           depth=asked.limit, floor=float("-inf"))
-    kept = apply_floor([_candidate(h, name, i) for i, h in enumerate(hits, start=1)],
+    # in the floor's order before the candidates are made, so none is copied to renumber it
+    # (exact ties, common in BM25, leave the engine's order: 88 copies a search on SciFact)
+    ordered = sorted(hits, key=_score_then_chunk)
+    kept = apply_floor([_candidate(h, name, i) for i, h in enumerate(ordered, start=1)],
                        lane=name, floor=floor)
     return LaneResult(name, tuple(kept), fetched_ids=tuple(h.id for h in hits),
                       depth=asked.limit, floor=floor)

@@ -32,12 +32,19 @@ def _is_word(ch: str) -> bool:
 def literal_spans(text: str, terms: frozenset[str]) -> list[dict[str, int | str]]:
     """Each whole-word occurrence of a term in ``text``: start, end (exclusive) and the text.
 
-    Each term is looked for with ``str.find`` and kept where no word character touches it
+    The same evidence text is looked at three times an answer (picking, snippet focus, the
+    presenter): the offsets are remembered for the last few hundred (text, terms)."""
+    if not terms:
+        return []
+    return [{"start": a, "end": b, "text": text[a:b]} for a, b in _span_offsets(text, terms)]
+
+
+@lru_cache(maxsize=512)
+def _span_offsets(text: str, terms: frozenset[str]) -> tuple[tuple[int, int], ...]:
+    """Each term is looked for with ``str.find`` and kept where no word character touches it
     (a run of word characters equal to the term, as the ``WORD`` tokens matching a term
     are): the scanning is C's, the Python is per occurrence, not per word of the text —
     30 evidence texts a page made this the answer's largest cost (issue 25)."""
-    if not terms:
-        return []
     folded, found = fold(text), []
     size = len(folded)
     for term in terms:
@@ -48,5 +55,4 @@ def literal_spans(text: str, terms: frozenset[str]) -> list[dict[str, int | str]
                     and (end == size or not _is_word(folded[end]))):
                 found.append((at, end))
             at = folded.find(term, end)  # a term is word characters: none starts inside it
-    found.sort()
-    return [{"start": a, "end": b, "text": text[a:b]} for a, b in found]
+    return tuple(sorted(found))
