@@ -1005,9 +1005,27 @@ class CalibrationOut(BaseModel):
     per_fold: list[str]
 
 
+class CalibrationRunOut(BaseModel):
+    """A calibration running in the background, or how it ended (issue 47)."""
+
+    run_id: str
+    status: Literal["running", "succeeded", "failed"]
+    progress: float = Field(description="Share of its searches done, 0–1")
+    searches_done: int
+    searches_total: int = Field(description="Judged queries × configurations")
+    created_at: datetime
+    finished_at: datetime | None = None
+    report: CalibrationOut | None = Field(None, description="Once succeeded: what was chosen, "
+                                                            "and whether it was applied")
+    error_code: str | None = None
+    error: str | None = None
+
+
 class CalibrationState(BaseModel):
     applied: SearchDefaults | None = Field(None, description="This client's calibrated "
                                                              "defaults; null: the service's")
     applied_at: datetime | None = None
     defaults: SearchDefaults = Field(description="The service's defaults")
     report: CalibrationOut | None = Field(None, description="The report that applied them")
+    latest_run: CalibrationRunOut | None = Field(None, description="The client's latest "
+                                                                   "calibration run, if any")

@@ -14,6 +14,7 @@ judgments are the caller's.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -76,8 +77,10 @@ def document_ranking(session: Session, search: SearchService, client_id: str, qu
     return seen
 
 
-def calibrate(session: Session, search: SearchService, *, client_id: str,
-              default: Setting) -> CalibrationReport:
+def judged_queries(session: Session, *, client_id: str) -> dict[str, dict[str, int]]:
+    """The client's judged queries with a relevant document (at most ``MAX_QUERIES``, by
+    query), or 409 NOT_ENOUGH_JUDGMENTS: what a calibration would search, known before it
+    starts."""
     judged = judgments_registry.by_query(session, client_id=client_id)
     judged = {q: rel for q, rel in judged.items() if any(g > 0 for g in rel.values())}
     if len(judged) < MIN_QUERIES:
@@ -86,10 +89,29 @@ def calibrate(session: Session, search: SearchService, *, client_id: str,
                        f"this client has {len(judged)}",
                        code="NOT_ENOUGH_JUDGMENTS",
                        details={"queries": len(judged), "needed": MIN_QUERIES})
-    queries = sorted(judged)[:MAX_QUERIES]
+    return {q: judged[q] for q in sorted(judged)[:MAX_QUERIES]}
+
+
+def search_count(session: Session, *, client_id: str, default: Setting) -> int:
+    """How many searches a calibration of the client makes (409 as ``judged_queries``)."""
+    return len(judged_queries(session, client_id=client_id)) * len(grid(default))
+
+
+def calibrate(session: Session, search: SearchService, *, client_id: str,
+              default: Setting, after_search: Callable[[], None] | None = None
+              ) -> CalibrationReport:
+    """``after_search``: called after each of the searches (a background run's progress)."""
+    judged = judged_queries(session, client_id=client_id)
+    queries = list(judged)
     settings = grid(default)
-    runs = {s.name: {q: ndcg_at_k(document_ranking(session, search, client_id, q, s),
-                                  judged[q], 10) for q in queries} for s in settings}
+
+    def scored(q: str, s: Setting) -> float:
+        score = ndcg_at_k(document_ranking(session, search, client_id, q, s), judged[q], 10)
+        if after_search is not None:
+            after_search()
+        return score
+
+    runs = {s.name: {q: scored(q, s) for q in queries} for s in settings}
     folds = min(FOLDS, len(queries))
     cv = cross_validate(runs, folds)
     best = next(s for s in settings if s.name == cv.in_sample_best)
@@ -115,9 +137,11 @@ def calibrate(session: Session, search: SearchService, *, client_id: str,
 
 
 def run_and_apply(session: Session, search: SearchService, *, client_id: str,
-                  default: Setting) -> CalibrationReport:
+                  default: Setting, after_search: Callable[[], None] | None = None
+                  ) -> CalibrationReport:
     """Calibrate; store the choice when it is applied (the defaults otherwise stay)."""
-    report = calibrate(session, search, client_id=client_id, default=default)
+    report = calibrate(session, search, client_id=client_id, default=default,
+                       after_search=after_search)
     if report.applied:
         judgments_registry.apply(session, client_id=client_id, alpha=report.chosen["alpha"],
                                  fusion=report.chosen["fusion"], report=report.as_json())

@@ -5,6 +5,7 @@ holding the engine (--server, or when a running server holds it)."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -14,12 +15,13 @@ from rich.text import Text
 
 from app.cli.common import ApiKeyOption, JsonOption, ServerOption, _show, app, get_settings
 from app.cli.server_api import running_server, server_url
-from app.domain.errors import BadRequest, StoreLocked
+from app.domain.errors import BadRequest, ServiceError, StoreLocked
 
 if TYPE_CHECKING:
     from app.settings import Settings
 
 BATCH = 500
+POLL_S = 0.5  # how often the CLI asks a server's calibration run how far it is
 
 
 def read_judgments(path: Path) -> list[dict[str, Any]]:
@@ -52,7 +54,13 @@ def _via_server(settings: Settings, api_key: str | None, server: str,
     with ServerApi(server, resolve_key(settings, api_key), timeout=600) as api:
         for start in range(0, len(items), BATCH):
             api.call("POST", "/judgments", json={"items": items[start:start + BATCH]})
-        return api.call("POST", "/clients/me/calibration")
+        run = api.call("POST", "/clients/me/calibration", ok=(202,))  # it runs there
+        while run["status"] == "running":
+            time.sleep(POLL_S)
+            run = api.call("GET", f"/clients/me/calibration/runs/{run['run_id']}")
+    if run["status"] == "failed":
+        raise ServiceError(run["error"], code=run["error_code"])
+    return run["report"]
 
 
 def _in_process(settings: Settings, api_key: str | None,

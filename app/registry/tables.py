@@ -318,3 +318,25 @@ class ClientCalibration(Base):
     fusion: Mapped[str] = mapped_column(String(16))
     report: Mapped[dict[str, Any]] = mapped_column(JSON)
     applied_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class CalibrationRun(Base):
+    """One calibration of a client's search defaults, run in the background (issue 47: 300
+    judged queries were one 132 s request, and clients timed out). ``active_client`` holds the
+    client's id while the run is running and NULL once it ended: under its unique constraint two
+    POSTs cannot both start one, on SQLite and PostgreSQL alike, in one process or several."""
+
+    __tablename__ = "calibration_runs"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    client_id: Mapped[str] = mapped_column(ForeignKey("clients.id", ondelete="CASCADE"),
+                                           index=True)
+    active_client: Mapped[str | None] = mapped_column(String(36), unique=True, nullable=True)
+    status: Mapped[str] = mapped_column(String(16))  # running | succeeded | failed
+    searches_done: Mapped[int] = mapped_column(Integer, default=0)
+    searches_total: Mapped[int] = mapped_column(Integer, default=0)
+    report: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    error_code: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    heartbeat_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(nullable=True)

@@ -10,6 +10,8 @@ the client judges relevant, and documents that one lane ranks above it."""
 from __future__ import annotations
 
 import string
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -73,6 +75,23 @@ def _top(svc: Service, key: str, c: str, **body: object) -> tuple[str, dict]:
     return answer["results"][0]["document_version"]["document_id"], answer["meta"]["retrieval"]
 
 
+def _calibrate(svc: Service, key: str) -> dict:
+    """POST a calibration (202, the run and where to follow it), follow it to its end, and
+    return its report."""
+    started = svc.http.post("/clients/me/calibration", headers=svc.auth(key))
+    assert started.status_code == 202, started.text
+    run = started.json()
+    assert run["status"] == "running" and run["searches_total"] > 0
+    assert started.headers["location"] == f"/clients/me/calibration/runs/{run['run_id']}"
+    deadline = time.monotonic() + 60
+    while run["status"] == "running" and time.monotonic() < deadline:
+        time.sleep(0.05)
+        run = svc.http.get(started.headers["location"], headers=svc.auth(key)).json()
+    assert run["status"] == "succeeded", run
+    assert (run["progress"], run["searches_done"]) == (1.0, run["searches_total"])
+    return run["report"]
+
+
 def test_too_few_judged_queries_is_a_409_naming_the_count(svc: Service) -> None:
     key = svc.new_client("few")
     assert _judge(svc, key, TOPICS[:9]).json() == {"stored": 9, "total": 9}
@@ -89,14 +108,14 @@ def test_words_and_meaning_each_get_their_own_alpha(svc: Service) -> None:
     for key in (words, meaning):
         assert _judge(svc, key).json() == {"stored": 12, "total": 12}
 
-    report = svc.http.post("/clients/me/calibration", headers=svc.auth(words)).json()
+    report = _calibrate(svc, words)
     assert report["applied"] is True and report["queries"] == 12 and report["folds"] == 5
     assert report["chosen"]["alpha"] <= 0.25 and report["chosen"]["ndcg"] == 1.0
     assert report["default"] == {"alpha": 0.5, "fusion": "rank",
                                  "ndcg": pytest.approx(1 / np.log2(3), abs=1e-4)}
     assert report["interval"][0] > 0 and report["cross_validated_ndcg"] == 1.0
 
-    report = svc.http.post("/clients/me/calibration", headers=svc.auth(meaning)).json()
+    report = _calibrate(svc, meaning)
     assert report["applied"] is True and report["chosen"]["alpha"] == 1.0
 
     # each client's open searches follow its own calibration; an explicit alpha still rules
@@ -130,7 +149,7 @@ def test_judgments_the_defaults_already_satisfy_change_nothing(svc: Service) -> 
                           document_id=f"rel-{c}").status_code == 202
     svc.worker.drain()
     _judge(svc, key)
-    report = svc.http.post("/clients/me/calibration", headers=svc.auth(key)).json()
+    report = _calibrate(svc, key)
     assert report["applied"] is False and report["difference"] == 0.0
     assert "defaults" in report["reason"]
     assert svc.http.get("/clients/me/calibration",
@@ -164,3 +183,93 @@ def test_judgments_are_per_client_and_bounded(svc: Service) -> None:
     assert svc.http.post("/judgments", headers=svc.auth(key), json=too_many).status_code == 422
     assert svc.http.delete("/judgments", headers=svc.auth(key)).status_code == 204
     assert svc.http.get("/judgments", headers=svc.auth(key)).json()["total"] == 0
+
+
+def test_a_run_is_followed_one_at_a_time_per_client_and_its_own(svc: Service,
+                                                                  monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """While a client's run searches: its progress shows, a second POST is 409
+    CALIBRATION_RUNNING naming the run, another client starts its own, and a run id is
+    another client's 404; once it ends the client may start again."""
+    from app.calibration import runs
+
+    key, other = svc.new_client("held"), svc.new_client("free")
+    for k in (key, other):
+        for c in TOPICS:
+            svc.upload(f"n-{c}.txt", f"zorb{c} plin{c} here.", key=k, document_id=f"rel-{c}")
+        _judge(svc, k)
+    svc.worker.drain()
+    release, reached = threading.Event(), threading.Event()
+    progress = runs._progress
+
+    def held(sessions, run_id):  # type: ignore[no-untyped-def]
+        count = progress(sessions, run_id)
+
+        def after_search() -> None:
+            count()
+            if threading.current_thread().name.startswith("calibration-") and not release.is_set():
+                reached.set()
+                release.wait(30)
+        return after_search
+
+    monkeypatch.setattr(runs, "_progress", held)
+    monkeypatch.setattr(runs, "BEAT_EVERY_S", 0.0)
+    first = svc.http.post("/clients/me/calibration", headers=svc.auth(key))
+    assert first.status_code == 202 and reached.wait(10)
+    run_id = first.json()["run_id"]
+    run = svc.http.get(f"/clients/me/calibration/runs/{run_id}", headers=svc.auth(key)).json()
+    assert run["status"] == "running" and run["searches_done"] == 1
+    assert run["searches_total"] == 12 * 10 and run["progress"] == round(1 / 120, 4)
+    again = svc.http.post("/clients/me/calibration", headers=svc.auth(key))
+    assert again.status_code == 409
+    assert again.json()["error"]["code"] == "CALIBRATION_RUNNING"
+    assert again.json()["error"]["details"]["run_id"] == run_id
+    assert svc.http.get(f"/clients/me/calibration/runs/{run_id}",
+                        headers=svc.auth(other)).status_code == 404
+    state = svc.http.get("/clients/me/calibration", headers=svc.auth(key)).json()
+    assert state["latest_run"]["run_id"] == run_id
+    assert svc.http.get("/clients/me/calibration",
+                        headers=svc.auth(other)).json()["latest_run"] is None
+    release.set()
+    assert _calibrate(svc, other)["queries"] == 12  # its own, while or after the first ends
+    deadline = time.monotonic() + 30
+    while svc.http.get(f"/clients/me/calibration/runs/{run_id}", headers=svc.auth(key)
+                       ).json()["status"] == "running" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _calibrate(svc, key)["queries"] == 12  # the client may start again
+
+
+def test_a_run_whose_server_stopped_is_failed_and_frees_the_client(svc: Service) -> None:
+    """A run left running without a beat for a minute (its process died) reads as failed,
+    CALIBRATION_INTERRUPTED, and no longer blocks the client's next run."""
+    from datetime import timedelta
+
+    from sqlalchemy import select, update
+
+    from app.registry import calibration_runs
+    from app.registry.database import transaction
+    from app.registry.tables import CalibrationRun, Client, utcnow
+
+    key = svc.new_client("orphaned")
+    for c in TOPICS:
+        svc.upload(f"o-{c}.txt", f"zorb{c} plin{c} here.", key=key, document_id=f"rel-{c}")
+    _judge(svc, key)
+    svc.worker.drain()
+    with transaction(svc.runtime.sessions) as s:
+        client_id = s.scalar(select(Client.id).where(Client.name == "orphaned"))
+    with svc.runtime.sessions() as s:  # committed by start itself, as a request's session is
+        run = calibration_runs.start(s, client_id=client_id, searches_total=120)
+        run_id = run.id
+    url = f"/clients/me/calibration/runs/{run_id}"
+    assert svc.http.get(url, headers=svc.auth(key)).json()["status"] == "running"
+    assert svc.http.post("/clients/me/calibration", headers=svc.auth(key)).status_code == 409
+    with transaction(svc.runtime.sessions) as s:
+        s.execute(update(CalibrationRun).where(CalibrationRun.id == run_id).values(
+            heartbeat_at=utcnow() - timedelta(seconds=calibration_runs.STALE_AFTER_S - 5)))
+    assert svc.http.get(url, headers=svc.auth(key)).json()["status"] == "running"  # 55 s: alive
+    with transaction(svc.runtime.sessions) as s:
+        s.execute(update(CalibrationRun).where(CalibrationRun.id == run_id).values(
+            heartbeat_at=utcnow() - timedelta(seconds=calibration_runs.STALE_AFTER_S + 5)))
+    ended = svc.http.get(url, headers=svc.auth(key)).json()
+    assert (ended["status"], ended["error_code"]) == ("failed", "CALIBRATION_INTERRUPTED")
+    assert ended["finished_at"] is not None and ended["report"] is None
+    assert _calibrate(svc, key)["queries"] == 12

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Path, Query, Response
 from sqlalchemy.orm import Session
 
 from app.api.deps import PublishingClientDep, RuntimeDep, SearchServiceDep, SessionDep
 from app.api.schemas import (
     CalibrationOut,
+    CalibrationRunOut,
     CalibrationState,
     JudgmentList,
     JudgmentOut,
@@ -20,9 +21,12 @@ from app.api.schemas import (
     SearchDefaults,
     error_responses,
 )
-from app.calibration.service import Setting, run_and_apply
+from app.calibration import runs as calibration_runs_service
+from app.calibration.service import Setting
 from app.domain.errors import BadRequest
+from app.registry import calibration_runs
 from app.registry import judgments as judgments_registry
+from app.registry.tables import CalibrationRun
 from app.runtime import Runtime
 from app.search.service import SearchService
 
@@ -66,18 +70,41 @@ def clear_judgments(session: SessionDep, client: PublishingClientDep) -> Respons
     return Response(status_code=204)
 
 
-@router.post("/clients/me/calibration", response_model=CalibrationOut,
+@router.post("/clients/me/calibration", response_model=CalibrationRunOut, status_code=202,
              responses=error_responses(401, 403, 409, 422, 500, 503))
 def calibrate(runtime: RuntimeDep, session: SessionDep, client: PublishingClientDep,
-              service: SearchServiceDep) -> CalibrationOut:
-    """Choose this client's alpha and fusion from its own judgments: every judged query (up to
-    300) searched under each of 10 configurations, the choice made by 5-fold cross-validation
-    and compared with the defaults per query by a paired bootstrap interval; applied to the
+              service: SearchServiceDep, response: Response) -> CalibrationRunOut:
+    """Start choosing this client's alpha and fusion from its own judgments, in the background
+    (202, and ``Location``: the run to follow with GET): every judged query (up to 300)
+    searched under each of 10 configurations, the choice made by 5-fold cross-validation and
+    compared with the defaults per query by a paired bootstrap interval; applied to the
     searches that leave alpha or fusion open only when the interval is above zero. 409
-    NOT_ENOUGH_JUDGMENTS under 10 judged queries. Seconds to a minute: it searches."""
-    report = run_and_apply(session, service, client_id=client.id,
-                           default=service_defaults(runtime, service))
-    return CalibrationOut(**report.as_json())
+    NOT_ENOUGH_JUDGMENTS under 10 judged queries, CALIBRATION_RUNNING while one runs; 503
+    CALIBRATIONS_BUSY when the server runs its most."""
+    run = calibration_runs_service.start(runtime.sessions, session, service, client_id=client.id,
+                                         default=service_defaults(runtime, service))
+    response.headers["Location"] = f"/clients/me/calibration/runs/{run.id}"
+    return run_out(run)
+
+
+@router.get("/clients/me/calibration/runs/{run_id}", response_model=CalibrationRunOut,
+            responses=error_responses(401, 403, 404, 422, 500))
+def get_calibration_run(run_id: Annotated[str, Path(max_length=36)], session: SessionDep,
+                        client: PublishingClientDep) -> CalibrationRunOut:
+    """A calibration run of this client's: its progress, then its report or why it failed (a
+    run whose server stopped is failed, CALIBRATION_INTERRUPTED, within a minute)."""
+    return run_out(calibration_runs.get(session, client_id=client.id, run_id=run_id))
+
+
+def run_out(run: CalibrationRun) -> CalibrationRunOut:
+    total = max(run.searches_total, 1)
+    return CalibrationRunOut(
+        run_id=run.id, status=run.status,  # type: ignore[arg-type]
+        progress=round(min(run.searches_done / total, 1.0), 4),
+        searches_done=run.searches_done, searches_total=run.searches_total,
+        created_at=run.created_at, finished_at=run.finished_at,
+        report=CalibrationOut(**run.report) if run.report else None,
+        error_code=run.error_code, error=run.error)
 
 
 @router.get("/clients/me/calibration", response_model=CalibrationState,
@@ -85,7 +112,9 @@ def calibrate(runtime: RuntimeDep, session: SessionDep, client: PublishingClient
 def get_calibration(runtime: RuntimeDep, session: SessionDep, client: PublishingClientDep,
                     service: SearchServiceDep) -> CalibrationState:
     """The defaults this client's searches use: its calibrated ones, or the service's."""
-    return calibration_state(session, client.id, service_defaults(runtime, service))
+    state = calibration_state(session, client.id, service_defaults(runtime, service))
+    latest = calibration_runs.latest(session, client_id=client.id)
+    return state.model_copy(update={"latest_run": run_out(latest) if latest else None})
 
 
 @router.delete("/clients/me/calibration", status_code=204,

@@ -1,0 +1,141 @@
+"""Another client's one-line upload while one client's seven hostile files run (issue 47): a
+real `evidence serve` (its workers and children, the real models). Client A uploads the seven
+files at once; one second later client B uploads a one-line `.txt`; the figure is the time from
+B's upload to B's version published (the goal: within 5 s), and then how each of A's files
+ended. Baseline: the same upload on the idle server, same run.
+
+    python -m bench.hostile_fairness [--repeats 3] [--keep-going]
+
+The seven files, each made here (nothing downloaded), each hostile in its own way:
+  big.docx      word/document.xml of 31 MiB (just under the 32 MiB part bound): ~60k paragraphs
+  pages.pdf     2,000 pages with a text layer (the OCR page bound does not apply)
+  drawing.pdf   one page of 400,000 drawing operators (pdfminer reads each: ~30 s)
+  long.eml      a 1.1 MB plain-text body (~1,100 chunks: the chunk budget's worth of work)
+  deep.eml      parts nested 200 deep (past the 64 bound: fails with EMAIL_TOO_DEEP)
+  rows.xlsx     60,000 rows of 8 cells
+  table.html    8 MB of table rows
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import statistics
+import time
+import zipfile
+
+import httpx
+
+from bench.common import machine
+from bench.serving import Served, serve
+from bench.slow_file_fairness import _client_key, _published_after
+
+WORDS = ("ledger invoice payment account transfer contract clause supplier remittance audit "
+         "quarter balance").split()
+
+
+def _sentence(i: int) -> str:
+    return " ".join(WORDS[(i * 7 + k) % len(WORDS)] for k in range(12)) + f" number {i}."
+
+
+def big_docx(body_bytes: int = 31 * 2**20) -> bytes:
+    """A DOCX whose one body part inflates to ``body_bytes`` (a few hundred KB uploaded)."""
+    head = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w='
+            '"http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>')
+    tail = "</w:body></w:document>"
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("[Content_Types].xml",
+                   '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package'
+                   '/2006/content-types"><Default Extension="rels" ContentType="application/'
+                   'vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" '
+                   'ContentType="application/xml"/><Override PartName="/word/document.xml" '
+                   'ContentType="application/vnd.openxmlformats-officedocument.'
+                   'wordprocessingml.document.main+xml"/></Types>')
+        z.writestr("_rels/.rels",
+                   '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org'
+                   '/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.'
+                   'openxmlformats.org/officeDocument/2006/relationships/officeDocument" '
+                   'Target="word/document.xml"/></Relationships>')
+        with z.open("word/document.xml", "w", force_zip64=True) as part:
+            part.write(head.encode())
+            written, i = len(head) + len(tail), 0
+            while written < body_bytes:
+                p = f"<w:p><w:r><w:t>{_sentence(i)}</w:t></w:r></w:p>".encode()
+                part.write(p)
+                written, i = written + len(p), i + 1
+            part.write(tail.encode())
+    return out.getvalue()
+
+
+def nested_eml(levels: int = 200) -> bytes:
+    inner = b"From: a@example.org\r\nSubject: deep\r\nContent-Type: text/plain\r\n\r\nhello\r\n"
+    for _ in range(levels):
+        inner = (b"From: a@example.org\r\nSubject: level\r\nMIME-Version: 1.0\r\n"
+                 b"Content-Type: message/rfc822\r\n\r\n" + inner)
+    return b"From: a@example.org\r\nSubject: top\r\nMIME-Version: 1.0\r\n" + inner
+
+
+def hostile_files() -> list[tuple[str, bytes]]:
+    from tests.factories import pdf_bytes, slow_pdf, xlsx_bytes
+
+    body = "\n\n".join(_sentence(i) for i in range(12_000)).encode()
+    long_eml = (b"From: a@example.org\r\nTo: b@example.org\r\nSubject: long\r\n"
+                b"Content-Type: text/plain; charset=utf-8\r\n\r\n" + body)
+    rows = [["id", "date", "supplier", "amount", "currency", "account", "memo", "status"]] + [
+        [i, "2024-01-15", f"Supplier {i % 97}", i * 1.5, "EUR", f"ACC-{i:06d}",
+         _sentence(i)[:40], "paid"] for i in range(60_000)]
+    html = ("<html><body><table>" + "".join(
+        f"<tr><td>{i}</td><td>{_sentence(i)}</td></tr>" for i in range(70_000))
+        + "</table></body></html>").encode()
+    return [("big.docx", big_docx()),
+            ("pages.pdf", pdf_bytes([f"Page {i}: {_sentence(i)}" for i in range(2000)])),
+            ("drawing.pdf", slow_pdf(400_000, "Ledger drawing")),
+            ("long.eml", long_eml), ("deep.eml", nested_eml()),
+            ("rows.xlsx", xlsx_bytes({"Payments": rows})), ("table.html", html)]
+
+
+def _upload_all(http: httpx.Client, served: Served, files: list[tuple[str, bytes]]
+                ) -> list[tuple[str, str]]:
+    jobs = []
+    for name, content in files:
+        answer = http.post("/documents", headers=served.headers,
+                           files={"file": (f"{time.monotonic_ns()}-{name}", content)})
+        jobs.append((name, answer.json().get("job_id", f"refused {answer.status_code}")))
+    return jobs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    print(machine())
+    t0 = time.perf_counter()
+    files = hostile_files()
+    print(f"made the seven files in {time.perf_counter() - t0:.0f} s: " + ", ".join(
+        f"{name} {len(content) / 2**20:.1f} MiB" for name, content in files))
+    with serve(env={"EVIDENCE_INGEST__POLL_INTERVAL_S": "0.1"}) as served, \
+            httpx.Client(base_url=served.url, timeout=120) as http:
+        rival = _client_key(served, "rival")
+        _published_after(http, rival, b"warm the children up")
+        idle = [_published_after(http, rival, f"idle note {i}".encode())
+                for i in range(args.repeats)]
+        print(f"B's one-line upload → published, idle server: median {statistics.median(idle):.2f}"
+              f" s (max {max(idle):.2f})")
+        for round_ in range(args.repeats):
+            started = time.perf_counter()
+            jobs = _upload_all(http, served, files)
+            uploaded = time.perf_counter() - started
+            time.sleep(1.0)
+            waited = _published_after(http, rival, f"busy note {round_}".encode())
+            print(f"round {round_ + 1}: A's seven uploads took {uploaded:.1f} s; B published "
+                  f"{waited:.2f} s after its upload", flush=True)
+            ended = served.wait_for_jobs([j for _, j in jobs if not j.startswith("refused")])
+            for name, job_id in jobs:
+                job = ended.get(job_id, {})
+                print(f"   {name:12} {job.get('status', job_id):10} {job.get('error_code') or ''}"
+                      f" {time.perf_counter() - started:6.1f} s")
+
+
+if __name__ == "__main__":
+    main()
