@@ -44,7 +44,14 @@ from app.search.bm25 import term_document_frequencies
 from app.settings import IngestSettings
 from app.store import ChunkPoint, VectorStore
 from app.store.base import point_id
-from app.store.payload import chunk_payload, passage_text, payload_meta, version_timeline
+from app.store.payload import (
+    META,
+    META_BOOL,
+    chunk_payload,
+    passage_text,
+    payload_meta,
+    version_timeline,
+)
 from ingest.chunking import Chunk
 from ingest.embedding import EmbeddedBatch
 from ingest.extract.types import Attachment
@@ -395,6 +402,20 @@ def _register_attachments(deps: IngestDeps, s: Session, job: ClaimedJob, loaded:
             docs_registry.delete_document(s, document=stale)
 
 
+def _rethread(deps: IngestDeps, s: Session, client_id: str, metadata: dict) -> None:
+    """A message just published may be the thread an earlier header-less reply of the same
+    subject belongs to (or no longer the closest): those replies are threaded again, in the
+    registry and in their points' payloads, so threads do not depend on indexing order."""
+    subject = (metadata.get("document") or {}).get("thread_subject")
+    if not subject:
+        return
+    for moved in threads.rethread(s, client_id=client_id, subject=str(subject)):
+        meta, meta_bool = payload_meta(leaves_of(moved.canonical_metadata, None))
+        deps.store.set_version_fields(client_id=client_id, document_id=moved.document_id,
+                                      version_id=moved.version_id,
+                                      fields={META: meta, META_BOOL: meta_bool})
+
+
 def publish(deps: IngestDeps, job: ClaimedJob, loaded: Loaded, done: Progress, *,
             chunk_count: int, metadata: dict,
             attachments: list[tuple[str, Attachment]] | None = None,
@@ -436,6 +457,8 @@ def publish(deps: IngestDeps, job: ClaimedJob, loaded: Loaded, done: Progress, *
             watches_registry.note_publication(s, client_id=job.client_id, version=version)
         if became_current and (attachments or loaded.kind in ("eml", "msg")):
             _register_attachments(deps, s, job, loaded, version, attachments or [])
+        if became_current and loaded.kind in MAIL_KINDS:
+            _rethread(deps, s, job.client_id, metadata)
         # Flip visibility (and write the timeline) in the store before the registry commits:
         # if the commit fails the job is retried and publishes again, so the two converge.
         # The old version is hidden before the new one shows: a crash between the two calls

@@ -262,6 +262,12 @@ class VectorStore(Protocol):
         """Show or hide a version's points, and set their timeline fields if given."""
         ...
 
+    def set_version_fields(self, *, client_id: str, document_id: str, version_id: str,
+                           fields: dict[str, Any]) -> None:
+        """Set top-level payload fields on every point of one version (a field named is
+        replaced whole: ``meta`` when a version's metadata changed after publication)."""
+        ...
+
     def delete(self, *, client_id: str, document_id: str, version_id: str | None = None
                ) -> None: ...
 

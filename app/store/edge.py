@@ -237,6 +237,13 @@ class EdgeStore:
             _filter(flt), {"visibility": SEARCHABLE if searchable else HIDDEN,
                            **(timeline or {})}), "visibility change")
 
+    def set_version_fields(self, *, client_id: str, document_id: str, version_id: str,
+                           fields: dict[str, Any]) -> None:
+        flt = ChunkFilter(client_id=client_id, searchable_only=False,
+                          document_ids=(document_id,), version_ids=(version_id,))
+        self._update(qe.UpdateOperation.set_payload_by_filter(_filter(flt), fields),
+                     "payload change")
+
     def delete(self, *, client_id: str, document_id: str, version_id: str | None = None) -> None:
         flt = ChunkFilter(client_id=client_id, searchable_only=False,
                           document_ids=(document_id,),

@@ -147,6 +147,12 @@ class ServerStore:
                                                       **(timeline or {})},
                                  points=_filter(flt), wait=True)
 
+    def set_version_fields(self, *, client_id: str, document_id: str, version_id: str,
+                           fields: dict[str, Any]) -> None:
+        flt = ChunkFilter(client_id=client_id, searchable_only=False,
+                          document_ids=(document_id,), version_ids=(version_id,))
+        self._client.set_payload(self._name, payload=fields, points=_filter(flt), wait=True)
+
     def delete(self, *, client_id: str, document_id: str, version_id: str | None = None) -> None:
         flt = ChunkFilter(client_id=client_id, searchable_only=False,
                           document_ids=(document_id,),

@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 from app.domain.errors import ExtractionError
-from app.domain.subjects import normal_subject
+from app.domain.subjects import message_ids, normal_subject, thread_key
 from ingest.extract.types import Attachment, Block, ExtractedText
 
 MAX_ATTACHMENTS = 50
@@ -64,24 +64,14 @@ def _iso_date(value: Any) -> str | None:
         return None
 
 
-MESSAGE_ID = re.compile(r"<([^<>\s]{1,500})>")
-
-
-def message_ids(value: Any) -> list[str]:
-    """The message ids a Message-ID, In-Reply-To or References header names, in order."""
-    return list(dict.fromkeys(MESSAGE_ID.findall(str(value or ""))))[:100]
-
-
 def thread_of(message_id: str | None, in_reply_to: list[str], references: list[str]
               ) -> str | None:
     """A thread's stable id: its root message's id, hashed — the first of References (RFC 5322
     lists the ancestors from the root), else the parent In-Reply-To names, else the message's
     own. Computed from the message alone, so a reply that arrives before its parent is in the
     parent's thread already."""
-    import hashlib
-
     root = (references or in_reply_to or ([message_id] if message_id else []) or [None])[0]
-    return f"th-{hashlib.sha256(root.encode()).hexdigest()[:16]}" if root else None
+    return thread_key(root) if root else None
 
 
 def _assemble(filename: str, *, sender: Any, to: Any, cc: Any, date: Any, subject: Any,

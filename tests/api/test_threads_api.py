@@ -252,3 +252,46 @@ def test_a_root_stays_with_its_reply_whatever_was_indexed_first(
             svc.ingest(f"{name}.eml", ORDERED[name], document_id=name)
         threads = {name: _meta(svc, name)["thread_id"] for name in ORDERED}
     assert threads["root"] == threads["answer"] != threads["another"], (order, threads)
+
+
+FALLBACK = {
+    "root": _mail("Budget review", "Zanzibar figures for review.", sender=ALICE, to=BOB,
+                  date="Mon, 01 Jul 2024 09:00:00 +0000", message_id="<p1@northwind>"),
+    # two replies whose mail client wrote no In-Reply-To or References
+    "first": _mail("Re: Budget review", "Zanzibar: agreed.", sender=BOB, to=ALICE,
+                   date="Tue, 02 Jul 2024 09:00:00 +0000", message_id="<p2@kestrel>"),
+    "second": _mail("RE: budget  review", "Zanzibar: one more thing.", sender=ALICE, to=BOB,
+                    date="Wed, 03 Jul 2024 09:00:00 +0000", message_id="<p3@northwind>"),
+    "stranger": _mail("Re: Budget review", "Zanzibar elsewhere.",
+                      sender="Eve <eve@elsewhere.example>", to="Mallory <m@elsewhere.example>",
+                      date="Tue, 02 Jul 2024 10:00:00 +0000", message_id="<p4@elsewhere>"),
+}
+
+
+def test_the_fallback_threads_the_same_for_every_indexing_order(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """All 24 orders of a root, two header-less replies and a stranger's message of the same
+    subject, each order a client of its own: the replies join the root's thread — also when
+    indexed before it (they are threaded again when it arrives) — in the registry and in the
+    engine (the thread filter finds them), and the stranger keeps its own thread."""
+    import itertools
+
+    from app.domain.subjects import own_thread
+    from tests.conftest import make_settings
+
+    settings = make_settings(tmp_path)
+    settings.search.dense_floor = 0.0
+    root_thread, stranger_thread = own_thread("<p1@northwind>"), own_thread("<p4@elsewhere>")
+    with running_service(tmp_path, fake_models(), settings=settings) as svc:
+        for number, order in enumerate(itertools.permutations(FALLBACK)):
+            key = svc.new_client(f"order-{number}")
+            for name in order:
+                svc.ingest(f"{name}.eml", FALLBACK[name], key=key, document_id=name)
+            threads = {name: svc.http.get(f"/documents/{name}", headers=svc.auth(key)).json()[
+                "versions"][-1]["canonical_metadata"]["document"]["thread_id"]
+                for name in FALLBACK}
+            assert threads == {"root": root_thread, "first": root_thread,
+                               "second": root_thread, "stranger": stranger_thread}, order
+            found = svc.search(key, query="zanzibar", limit=10,
+                               filters={"document.thread_id": root_thread}).json()
+            assert sorted(r["document_version"]["document_id"] for r in found["results"]) == [
+                "first", "root", "second"], order

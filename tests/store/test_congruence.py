@@ -376,3 +376,19 @@ def test_a_collection_keeps_the_sentence_vectors_it_was_made_with(kind: str,
                        dense_model="m", dense_dim=4)
     assert store.sentence_vectors is True
     store.close()
+
+
+def test_a_versions_fields_are_replaced_on_its_points_alone(store) -> None:
+    """``set_version_fields`` replaces a top-level field whole on every point of the one
+    version (a re-threaded e-mail's ``meta``), and the filters read the new value."""
+    path = "meta.document.thread_id"
+    store.set_version_fields(client_id="c1", document_id="a", version_id="v1",
+                             fields={"meta": {"document": {"thread_id": "th-1", "x": "y"}}})
+    store.set_version_fields(client_id="c1", document_id="a", version_id="v1",
+                             fields={"meta": {"document": {"thread_id": "th-2"}}})
+    moved = store.scroll(ChunkFilter("c1", metadata=(((path, ("th-2",)),),)))
+    assert sorted(_ids(moved)) == [("a", 0), ("a", 1)]
+    assert store.count(ChunkFilter("c1", metadata=(((path, ("th-1",)),),))) == 0
+    assert store.count(ChunkFilter("c1", metadata=((("meta.document.x", ("y",)),),))) == 0
+    assert store.count(ChunkFilter("c2", metadata=(((path, ("th-2",)),),))) == 0
+    assert store.retrieve([moved[0].id])[moved[0].id]["text"]  # the rest of the payload stays
