@@ -238,19 +238,22 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl,
         still_ours(0.1 + 0.85 * n / len(chunks),
                    stage=stage_of("embedding", "chunks", n, len(chunks)))
 
-    for start in range(done.next_chunk, len(chunks), batch_size):
-        batch = chunks[start:start + batch_size]
+    start, size = done.next_chunk, batch_size
+    while start < len(chunks):
+        batch = chunks[start:start + size]
+        asked = time.perf_counter()
         embedded = deps.processor.embed(
             [passage_text(title, c.heading_path, c.text) for c in batch],
             [c.text for c in batch],
             on_progress=lambda n, start=start: embedded_so_far(start + n))
+        size = next_batch_size(len(batch), time.perf_counter() - asked, batch_size)
         for stage, s in embedded.seconds.items():
             seconds[stage] = seconds.get(stage, 0.0) + s
         t0 = time.perf_counter()
         deps.store.upsert(points(loaded, batch, embedded, title=title, meta=meta,
                                  meta_bool=meta_bool))
         seconds["write"] = seconds.get("write", 0.0) + time.perf_counter() - t0
-        done.next_chunk = start + len(batch)
+        done.next_chunk = start = start + len(batch)
         done.add(embedded.entities, embedded.sparse)
         progress = 0.1 + 0.85 * done.next_chunk / len(chunks)
         still_ours(progress, lambda: done.checkpoint(len(chunks)),  # built only when saved
@@ -266,6 +269,19 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl,
     log.info("published %s/%s: %d chunk%s", loaded.document_id, loaded.version_id, len(chunks),
              "" if len(chunks) == 1 else "s")
     return len(chunks)
+
+
+# A batch of chunks is sized to embed in about this long (at most ``write_batch``): the turn
+# is given up between batches, and on two busy cores 64 chunks of 512 tokens took 24 s, which
+# another client's one-line note waited out (issue 47). Idle, a batch is ~1–2 s anyway.
+BATCH_SECONDS = 1.0
+MIN_BATCH = 4
+
+
+def next_batch_size(size: int, seconds: float, most: int) -> int:
+    """The next batch's size from how long this one's ``size`` chunks took to embed: about
+    ``BATCH_SECONDS`` of work, at least ``MIN_BATCH`` chunks, never more than ``most``."""
+    return min(most, max(MIN_BATCH, int(size * BATCH_SECONDS / max(seconds, 1e-3))))
 
 
 def stage_of(name: str, unit: str, done: int, total: int) -> dict:

@@ -289,7 +289,8 @@ class _Control:
         return extracting_s >= self.worker.settings.extract_slice_s and self._others_waiting()
 
     def _others_waiting(self) -> bool:
-        """Whether another client's job is due (asked at most once a second)."""
+        """Whether a client running fewer jobs than this one has a job due (asked at most
+        once a second): registry/jobs.others_waiting."""
         now = time.monotonic()
         if now - self.asked_at < 1.0:
             return False

@@ -45,3 +45,27 @@ def document_id_for(name: str) -> str:
     import re
 
     return re.sub(r"[^A-Za-z0-9._-]", "-", name).lstrip("-._")[:200] or "document"
+
+
+# A job whose declared size is at least this is heavy: a client's light jobs are claimed
+# before its heavy ones (registry/jobs.claim_next), so its one-line note does not queue behind
+# its own 400-page PDF. 1 MiB: a page of text is ~2–4 KB, so ~300 pages of PDF or a 1 MiB
+# e-mail (~1,000 chunks, about a minute of embedding here) — work a person notices waiting on.
+HEAVY_BYTES = 1 << 20
+
+
+def declared_size(kind: str, content: bytes) -> int:
+    """What an upload declares it holds, read before any work: its bytes, or for an Office
+    file (a ZIP) the larger of its bytes and what its directory says it unzips to — 900 KB of
+    DOCX can declare 31 MiB of XML. A directory that cannot be read declares nothing more (the
+    extraction fails it with its reason)."""
+    if kind in ZIP_KINDS and content[:2] == b"PK":
+        import io
+        import zipfile
+
+        try:
+            with zipfile.ZipFile(io.BytesIO(content)) as archive:
+                return max(len(content), sum(m.file_size for m in archive.infolist()))
+        except (zipfile.BadZipFile, ValueError, OSError):
+            pass
+    return len(content)

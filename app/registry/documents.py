@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session, aliased
 
 from app.documents.entity_pages import VersionEntities
 from app.domain.errors import BadRequest, NotFound
+from app.domain.formats import declared_size
 from app.registry import bm25_stats
 from app.registry.tables import Document, DocumentVersion, IngestionJob, VersionContent, utcnow
 from app.registry.vocabulary import DOCUMENT_SORTS
@@ -150,7 +151,7 @@ def register_upload(session: Session, *, client_id: str, document_id: str | None
     session.add(VersionContent(version_pk=version.id, content=content))
     job = IngestionJob(id=str(uuid.uuid4()), client_id=client_id, version_pk=version.id,
                        status="queued", attempts=0, max_attempts=max_attempts, progress=0.0,
-                       next_attempt_at=utcnow())
+                       next_attempt_at=utcnow(), declared_bytes=declared_size(kind, content))
     session.add(job)
     session.flush()
     return RegisteredUpload(document, version, job, deduplicated=False)

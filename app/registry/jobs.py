@@ -16,6 +16,7 @@ from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.domain.errors import NotFound
+from app.domain.formats import HEAVY_BYTES
 from app.registry.tables import Document, DocumentVersion, IngestionJob, utcnow
 
 
@@ -46,9 +47,10 @@ def claim_next(session: Session, *, worker_id: str, lease_s: float,
 
     Fair across clients: the client with the fewest jobs running now goes first (a client
     already holding a worker does not take a second while another client waits: issue 47),
-    then the client served longest ago (its latest claim), and within a client the oldest job;
+    then the client served longest ago (its latest claim), and within a client its light jobs
+    before its heavy ones (declared at upload: app/domain/formats.HEAVY_BYTES), then the oldest;
     so one client's queue of uploads, or its large document giving up its slice, never holds
-    back another client's work.
+    back another client's work, nor its own note behind its own 400-page PDF.
 
     A running job whose lease expired lost its attempt to its worker's death: the attempt is
     given back and counted as a crash instead; past ``max_crashes`` the job fails."""
@@ -70,8 +72,9 @@ def claim_next(session: Session, *, worker_id: str, lease_s: float,
             .outerjoin(busy, busy.c.client_id == IngestionJob.client_id)
             .where(_claimable(now))
             .order_by(func.coalesce(busy.c.running, 0).asc(),
-                      served.c.served_at.asc().nulls_first(), IngestionJob.created_at,
-                      IngestionJob.id)
+                      served.c.served_at.asc().nulls_first(),
+                      (IngestionJob.declared_bytes >= HEAVY_BYTES).asc(),
+                      IngestionJob.created_at, IngestionJob.id)
             .limit(1).with_for_update(skip_locked=True, of=IngestionJob)).first()
         if candidate is None:
             return None
@@ -141,9 +144,23 @@ def give_back(session: Session, *, job_id: str, worker_id: str, progress: float,
 
 
 def others_waiting(session: Session, *, client_id: str) -> bool:
-    """Whether another client has a job due now."""
-    return session.execute(select(IngestionJob.id).where(
-        _claimable(utcnow()), IngestionJob.client_id != client_id).limit(1)).first() is not None
+    """Whether a client with fewer jobs running than this one has a job due now — the client
+    ``claim_next`` would serve first, and the one this client's job should make room for.
+    A client running as many jobs as this one, or more, waits its turn: the one-line note that
+    just took a worker from a client running two large files never gives it back to them (it
+    did, and waited 90 s behind their next file: issue 47)."""
+    now = utcnow()
+    live = and_(IngestionJob.status == "running", IngestionJob.lease_expires_at >= now)
+    mine = session.scalar(select(func.count()).select_from(IngestionJob).where(
+        live, IngestionJob.client_id == client_id)) or 0
+    running = (select(IngestionJob.client_id, func.count().label("n")).where(live)
+               .group_by(IngestionJob.client_id).subquery())
+    return session.execute(
+        select(IngestionJob.id)
+        .outerjoin(running, running.c.client_id == IngestionJob.client_id)
+        .where(_claimable(now), IngestionJob.client_id != client_id,
+               func.coalesce(running.c.n, 0) < mine)
+        .limit(1)).first() is not None
 
 
 def succeed_if_owned(session: Session, *, job_id: str, worker_id: str) -> bool:

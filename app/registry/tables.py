@@ -178,6 +178,9 @@ class IngestionJob(Base):
     # its stable code (ingest/failures.py FAILURE_CODES): PDF_ENCRYPTED, OCR_TIMEOUT, …
     error_code: Mapped[str | None] = mapped_column(String(64), nullable=True)
     progress: Mapped[float] = mapped_column(Float, default=0.0)
+    # What the upload declared before any work (app/domain/formats.declared_size): its cost
+    # class — a client's light jobs are claimed before its heavy ones
+    declared_bytes: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     worker_id: Mapped[str | None] = mapped_column(String(100), nullable=True)
     lease_expires_at: Mapped[datetime | None] = mapped_column(nullable=True)
     next_attempt_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -172,7 +172,7 @@ def test_a_long_extraction_detaches_and_the_next_call_gets_an_extraction_child_o
     """The caller is let go while the slow file goes on being read; a one-line file is read
     meanwhile by a new extraction child; resuming gives the slow file's text; its child then
     exits."""
-    from ingest.processing import ExtractionDetached
+    from ingest.processing import DETACHED_NICENESS, ExtractionDetached
 
     processor = _bounded_child(extract_seconds=600, page_seconds=600)
     asked: list[float] = []
@@ -189,6 +189,10 @@ def test_a_long_extraction_detaches_and_the_next_call_gets_an_extraction_child_o
         assert not pending.outcome.done()  # read by another child, not after the slow one
         assert pending.child is not processor._extractor  # noqa: SLF001
         [process] = pending.child.pool._processes.values()  # noqa: SLF001
+        # the detached child yields the CPU to every other child (those run at 10)
+        assert os.getpriority(os.PRIO_PROCESS, process.pid) == DETACHED_NICENESS == 19
+        [fresh] = processor._extractor.pool._processes.values()  # noqa: SLF001
+        assert os.getpriority(os.PRIO_PROCESS, fresh.pid) == 10
         slow = processor.resume(pending, detach=lambda s: False)
         assert [c.text for c in slow.chunks] == ["Quarterly ledger"]
         deadline = time.monotonic() + 10

@@ -376,3 +376,18 @@ def test_an_idle_worker_releases_its_children_and_a_busy_one_does_not(
     assert svc.worker.run_once() is False and asked == [svc.worker.settings.child_idle_s]
     monkeypatch.setattr(svc.worker.settings, "child_idle_s", 0.0)  # 0: never
     assert svc.worker.run_once() is False and len(asked) == 1
+
+
+def test_a_batch_is_sized_to_embed_in_about_a_second() -> None:
+    """The turn is given up between batches: a batch is sized from the last one's seconds to
+    take about BATCH_SECONDS, never more than write_batch nor fewer than MIN_BATCH chunks."""
+    from ingest.pipeline import BATCH_SECONDS, MIN_BATCH, next_batch_size
+
+    assert (BATCH_SECONDS, MIN_BATCH) == (1.0, 4)
+    assert next_batch_size(64, 1.0, 64) == 64  # on time: as it was
+    assert next_batch_size(64, 2.0, 64) == 32  # twice as slow: half as many
+    assert next_batch_size(64, 24.0, 64) == 4 == next_batch_size(64, 15.9, 64)  # the floor
+    assert next_batch_size(64, 12.8, 64) == 5
+    assert next_batch_size(8, 0.1, 64) == 64 and next_batch_size(8, 0.2, 64) == 40  # capped
+    assert next_batch_size(1, 0.0, 1) == 1 and next_batch_size(1, 0.0, 64) == 64  # no /0
+    assert next_batch_size(1, 30.0, 2) == 2  # write_batch under MIN_BATCH: write_batch

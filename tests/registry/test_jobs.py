@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from datetime import timedelta
 
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from app.registry import clients as reg
 from app.registry import documents as docs
@@ -187,3 +187,90 @@ def test_a_client_holding_a_worker_waits_for_a_second_while_another_client_waits
         s.execute(update(IngestionJob).where(IngestionJob.id == b1).values(status="succeeded"))
     with transaction(sessions) as s:
         assert jobs.claim_next(s, worker_id="w2", lease_s=60).job_id == a2
+
+
+def test_a_clients_light_jobs_go_before_its_heavy_ones_declared_at_upload(sessions) -> None:  # type: ignore[no-untyped-def]
+    """Within a client: a job declaring HEAVY_BYTES or more (its bytes, or what an Office
+    file's directory says it unzips to) waits for the client's light jobs, however much
+    older it is; one byte under the bound is light; heavy ones keep their upload order."""
+    import io
+    import zipfile
+
+    from app.domain.formats import HEAVY_BYTES
+
+    def docx(unzipped: int) -> bytes:  # a few KB that declares ``unzipped`` bytes of XML
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("word/document.xml", b"<" + b"a" * (unzipped - 2) + b">")
+        return out.getvalue()
+
+    with transaction(sessions) as s:
+        client, _ = reg.create_client(s, name="c")
+
+        def upload(name: str, kind: str, content: bytes) -> str:
+            return docs.register_upload(
+                s, client_id=client.id, document_id=name, kind=kind, filename=f"{name}.{kind}",
+                mime_type="application/octet-stream", content=content,
+                sha256=f"{hash(name) & 0xffff:064d}", canonical_metadata={}, source=None,
+                path=None, max_attempts=3).job.id
+
+        big_pdf = upload("big", "pdf", b"%PDF" + b" " * HEAVY_BYTES)
+        bomb = upload("bomb", "docx", docx(HEAVY_BYTES))
+        edge = upload("edge", "docx", docx(HEAVY_BYTES - 1))
+        note = upload("note", "txt", b"a line")
+        declared = dict(s.execute(select(IngestionJob.id, IngestionJob.declared_bytes)).all())
+    assert declared[bomb] == HEAVY_BYTES and declared[edge] == HEAVY_BYTES - 1
+    assert declared[big_pdf] == HEAVY_BYTES + 4 and declared[note] == 6
+    order = []
+    for _ in range(4):
+        with transaction(sessions) as s:
+            claimed = jobs.claim_next(s, worker_id="w", lease_s=60)
+            order.append(claimed.job_id)
+            s.execute(update(IngestionJob).where(IngestionJob.id == claimed.job_id).values(
+                status="succeeded"))
+    assert order == [edge, note, big_pdf, bomb]
+
+
+def test_a_job_makes_room_only_for_a_client_running_fewer_jobs(sessions) -> None:  # type: ignore[no-untyped-def]
+    """others_waiting (a running job's cue to detach its extraction or give up its slice):
+    true for a waiting client running fewer jobs than the asking one, false for one running
+    as many or more — B's note, having taken a worker from A's two files, never hands it
+    back to A's third (it did, and waited 90 s: issue 47)."""
+    with transaction(sessions) as s:
+        a, _ = reg.create_client(s, name="a")
+        b, _ = reg.create_client(s, name="b")
+
+        def upload(client_id: str, name: str, running: bool = False) -> str:
+            job = docs.register_upload(
+                s, client_id=client_id, document_id=name, kind="txt", filename="a.txt",
+                mime_type="text/plain", content=name.encode(),
+                sha256=f"{hash(name) & 0xffff:064d}", canonical_metadata={}, source=None,
+                path=None, max_attempts=3).job.id
+            if running:
+                s.execute(update(IngestionJob).where(IngestionJob.id == job).values(
+                    status="running", worker_id="w", attempts=1, started_at=utcnow(),
+                    lease_expires_at=utcnow() + timedelta(minutes=5)))
+            return job
+
+        upload(a.id, "a1", running=True)
+        upload(a.id, "a2", running=True)
+        upload(a.id, "a3")  # A: two running, one waiting
+        b1 = upload(b.id, "b1")
+    with transaction(sessions) as s:  # B waits running none: A's jobs make room
+        assert jobs.others_waiting(s, client_id=a.id) is True
+        assert jobs.others_waiting(s, client_id=b.id) is False  # no other waits under B's 0
+        s.execute(update(IngestionJob).where(IngestionJob.id == b1).values(
+            status="running", worker_id="w", attempts=1, started_at=utcnow(),
+            lease_expires_at=utcnow() + timedelta(minutes=5)))
+    with transaction(sessions) as s:  # B runs one: A (running two) waits; B keeps its worker
+        assert jobs.others_waiting(s, client_id=b.id) is False
+        assert jobs.others_waiting(s, client_id=a.id) is False  # none of B's waits
+        upload(b.id, "b2")
+    with transaction(sessions) as s:  # B's second waits running one, fewer than A's two
+        assert jobs.others_waiting(s, client_id=a.id) is True
+        s.execute(update(IngestionJob).where(IngestionJob.client_id == a.id,
+                                             IngestionJob.status == "running").values(
+            lease_expires_at=utcnow() - timedelta(seconds=1)))
+    with transaction(sessions) as s:  # A's leases expired: A runs none (its jobs are due)
+        assert jobs.others_waiting(s, client_id=a.id) is False
+        assert jobs.others_waiting(s, client_id=b.id) is True
