@@ -187,9 +187,12 @@ class IngestSettings(_Group):
     # A running job renews its lease and records progress at most this often (and at least
     # three times per lease): renewing after every step cost ~10 ms per small document.
     heartbeat_s: float = Field(2.0, gt=0)
-    # A job that has run this long gives the worker to another client's waiting job after its
-    # current batch, and resumes from its checkpoint later (fair turns; 0: after every batch).
-    slice_s: float = Field(10.0, ge=0)
+    # A job that has run this long gives the worker to a client running fewer jobs whose job
+    # waits, after its current batch (~1 s), and resumes from its checkpoint later (fair turns;
+    # 0: after every batch). 2 s, as extract_slice_s: the waiting note is published within
+    # about 5 s on two busy cores (docs/BENCHMARKS.md, issue 47; at 10 s it waited up to 12 s);
+    # a turn given up costs a claim and a checkpoint, not the extraction (kept from 1 s).
+    slice_s: float = Field(2.0, ge=0)
     # An extraction that has run this long while another client's job waits goes on in a
     # child of its own, and the worker serves that job (a new extraction child starts in
     # about a second); the job resumes when its extraction ends (ingest/processing.py).

@@ -125,7 +125,11 @@ def main() -> None:
             httpx.Client(base_url=served.url, timeout=120) as http:
         print(f"server log: {served.data_dir / 'serve.log'}", flush=True)
         rival = _client_key(served, "rival")
-        _published_after(http, rival, b"warm the children up")
+        warm = [http.post("/documents", headers={"X-API-Key": rival},  # every worker's
+                          files={"file": (f"warm-{i}.txt", b"warm the children up")}).json()
+                for i in range(4)]
+        served.wait_for_jobs([w["job_id"] for w in warm])
+        _published_after(http, rival, b"and again")
         idle = [_published_after(http, rival, f"idle note {i}".encode())
                 for i in range(args.repeats)]
         print(f"B's one-line upload → published, idle server: median {statistics.median(idle):.2f}"

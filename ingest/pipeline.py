@@ -348,7 +348,7 @@ def points(loaded: Loaded, batch: list[Chunk], embedded: EmbeddedBatch, *, title
 
 # An extraction at least this long is kept in the job's checkpoint, so a job that gives its
 # turn up (or is killed) resumes without reading the file again (a scan's OCR, say)
-KEEP_EXTRACTION_AFTER_S = 5.0
+KEEP_EXTRACTION_AFTER_S = 1.0  # with 2 s turns (slice_s) a longer one was read every turn
 MAX_ATTACHMENT_DEPTH = 3  # an e-mail attached to an e-mail attached to an e-mail, no deeper
 
 
