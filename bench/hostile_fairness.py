@@ -128,7 +128,9 @@ def main() -> None:
         warm = [http.post("/documents", headers={"X-API-Key": rival},  # every worker's
                           files={"file": (f"warm-{i}.txt", b"warm the children up")}).json()
                 for i in range(4)]
-        served.wait_for_jobs([w["job_id"] for w in warm])
+        while any(http.get(f"/jobs/{w['job_id']}", headers={"X-API-Key": rival}).json()[
+                "status"] not in ("succeeded", "failed") for w in warm):
+            time.sleep(0.1)
         _published_after(http, rival, b"and again")
         idle = [_published_after(http, rival, f"idle note {i}".encode())
                 for i in range(args.repeats)]

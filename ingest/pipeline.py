@@ -238,7 +238,7 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl,
         still_ours(0.1 + 0.85 * n / len(chunks),
                    stage=stage_of("embedding", "chunks", n, len(chunks)))
 
-    start, size = done.next_chunk, batch_size
+    start, size = done.next_chunk, min(batch_size, FIRST_BATCH)  # then sized by its seconds
     while start < len(chunks):
         batch = chunks[start:start + size]
         asked = time.perf_counter()
@@ -276,6 +276,7 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl,
 # another client's one-line note waited out (issue 47). Idle, a batch is ~1–2 s anyway.
 BATCH_SECONDS = 1.0
 MIN_BATCH = 4
+FIRST_BATCH = 8  # an attempt's first batch, before its seconds are known (64 took 20 s loaded)
 
 
 def next_batch_size(size: int, seconds: float, most: int) -> int:

@@ -391,3 +391,23 @@ def test_a_batch_is_sized_to_embed_in_about_a_second() -> None:
     assert next_batch_size(8, 0.1, 64) == 64 and next_batch_size(8, 0.2, 64) == 40  # capped
     assert next_batch_size(1, 0.0, 1) == 1 and next_batch_size(1, 0.0, 64) == 64  # no /0
     assert next_batch_size(1, 30.0, 2) == 2  # write_batch under MIN_BATCH: write_batch
+
+
+def test_a_parked_job_whose_reading_ended_waits_for_a_client_running_fewer(slow_svc) -> None:
+    """A parked job's ended extraction goes before new claims — except before the job of a
+    client running fewer jobs, which is claimed first (the other order cost a note 15 s)."""
+    svc, reads = slow_svc, slow_svc.worker.deps.processor
+    rival = svc.new_client("rival")
+    slow = svc.upload("slow.txt", "the slow file's text", document_id="slow").json()
+    svc.upload("small.txt", "a one-line note", key=rival, document_id="small")
+    assert svc.worker.run_once()  # the slow file claimed, then parked for the rival
+    assert svc.worker.run_once()  # the rival's note
+    reads.release.set()
+    _wait_for(reads.pending.outcome.done)
+    later = svc.upload("later.txt", "another note", key=rival, document_id="later").json()
+    assert svc.worker.run_once()  # the rival runs none, the parked file's client one: rival
+    assert job(svc, later["job_id"]).status == "succeeded"
+    assert job(svc, slow["job_id"]).status == "running"
+    assert svc.worker.run_once()  # now the parked file, not read again
+    assert job(svc, slow["job_id"]).status == "succeeded"
+    assert reads.reads == ["slow.txt", "small.txt", "later.txt"]
