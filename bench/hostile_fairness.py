@@ -6,6 +6,7 @@ version published (the goal: within 5 s, whatever A's files are doing then); the
 A's files ended. Baseline: the same upload on the idle server, same run.
 
     python -m bench.hostile_fairness [--every 10] [--repeats 1] [--log-level INFO]
+        [--seconds 150 --server-repo /work/base]   # a baseline's first 150 s
 
 The seven files, each made here (nothing downloaded), each hostile in its own way:
   big.docx      word/document.xml of 31 MiB (just under the 32 MiB part bound): ~60k paragraphs
@@ -24,10 +25,11 @@ import io
 import statistics
 import time
 import zipfile
+from pathlib import Path
 
 import httpx
 
-from bench.common import machine
+from bench.common import REPO, machine
 from bench.serving import Served, serve
 from bench.slow_file_fairness import _client_key, _published_after
 
@@ -111,6 +113,10 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--every", type=float, default=10.0,
                         help="seconds between B's uploads while A's files run")
+    parser.add_argument("--seconds", type=float, default=0.0,
+                        help="stop B's uploads after this long (0: when A's files have ended)")
+    parser.add_argument("--server-repo", type=Path, default=REPO,
+                        help="the checkout whose code serves (a baseline worktree)")
     parser.add_argument("--only", default="", help="comma-separated file names to upload")
     parser.add_argument("--log-level", default="WARNING",
                         help="the server's (its log: serve.log in the data folder printed)")
@@ -121,7 +127,7 @@ def main() -> None:
     print(f"made the seven files in {time.perf_counter() - t0:.0f} s: " + ", ".join(
         f"{name} {len(content) / 2**20:.1f} MiB" for name, content in files))
     with serve(env={"EVIDENCE_INGEST__POLL_INTERVAL_S": "0.1",
-                    "EVIDENCE_LOG_LEVEL": args.log_level}) as served, \
+                    "EVIDENCE_LOG_LEVEL": args.log_level}, repo=args.server_repo) as served, \
             httpx.Client(base_url=served.url, timeout=120) as http:
         print(f"server log: {served.data_dir / 'serve.log'}", flush=True)
         rival = _client_key(served, "rival")
@@ -149,10 +155,10 @@ def main() -> None:
                 waits.append((at, _published_after(http, rival, f"busy note {at:.0f}".encode())))
                 print(f"   at {at:6.1f} s B published {waits[-1][1]:.2f} s after its upload",
                       flush=True)
-                if _all_ended(http, served, live):
+                if (args.seconds and at >= args.seconds) or _all_ended(http, served, live):
                     break
                 time.sleep(max(0.0, args.every - (time.perf_counter() - started - at)))
-            ended = served.wait_for_jobs(live)
+            ended = {} if args.seconds else served.wait_for_jobs(live)
             seconds = [w for _, w in waits]
             print(f"   B: {len(seconds)} uploads, median {statistics.median(seconds):.2f} s, "
                   f"max {max(seconds):.2f} s; over 5 s: {sum(w > 5 for w in seconds)}")

@@ -202,6 +202,10 @@ MAX_DETACHED = 2
 # two cores a new child for the job that waited shared them with two detached extractions as an
 # equal (issue 47); at 19 the scheduler gives the others ~7 times its share
 DETACHED_NICENESS = 19
+# The extraction bounds are CPU seconds of the child; the wall may run this many times longer
+# (a child at the lowest priority on busy cores gets ~1/8 of a core) before it is stopped too
+WALL_SLACK = 8.0
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 def _report(done: int, total: int = 0) -> None:
@@ -304,6 +308,20 @@ class _Child:
         return [p.pid for p in list((getattr(self.pool, "_processes", None) or {}).values())
                 if p.pid is not None]
 
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds the child (and the programs it ran and waited for: Tesseract) has
+        used, from /proc; None where the system cannot say."""
+        total, pids = 0.0, self.pids()
+        if not pids:
+            return None
+        for pid in pids:
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                return None
+            total += sum(int(f) for f in fields[11:15]) / CLOCK_TICKS  # utime … cstime
+        return total
+
     def lower_priority(self, niceness: int) -> None:
         """Make the child yield the CPU to every other child (a detached extraction: the
         work that waited on it runs first wherever the cores are short)."""
@@ -312,6 +330,19 @@ class _Child:
                 os.setpriority(os.PRIO_PROCESS, pid, niceness)
             except OSError:  # ended meanwhile: nothing left to lower
                 pass
+
+
+def _over_bounds(owner: ChildProcess, start: tuple[float, float],
+                 last_report: tuple[float, float], now: tuple[float, float],
+                 paged: bool) -> str | None:
+    """Why an extraction should stop, or None: its work (CPU seconds) past a bound, or its
+    wall time past ``WALL_SLACK`` times one. Each clock is (work, wall)."""
+    work = owner.over_bounds(now[0] - start[0], now[0] - last_report[0] if paged else 0.0)
+    if work is not None:
+        return work
+    stalled = owner.over_bounds((now[1] - start[1]) / WALL_SLACK,
+                                (now[1] - last_report[1]) / WALL_SLACK if paged else 0.0)
+    return None if stalled is None else f"{stalled} (of the wall, ×{WALL_SLACK:g})"
 
 
 class PendingExtraction:
@@ -326,6 +357,8 @@ class PendingExtraction:
         self.outcome: Future = Future()
         self.started = time.monotonic()
         self.detached = False
+        self._by_cpu: bool | None = None
+        self._cpu = 0.0
         self._submitted = submitted
         threading.Thread(target=self._watch, name=f"extract:{filename[:40]}",
                          daemon=True).start()
@@ -337,21 +370,38 @@ class PendingExtraction:
         done, total, _ = self.child.reported()
         return done, total
 
+    def _clock(self) -> tuple[float, float]:
+        """(the child's CPU seconds — wall seconds where the system cannot say, decided once —
+        and wall seconds)."""
+        now = time.monotonic()
+        if self._by_cpu is None:
+            self._by_cpu = self.child.cpu_seconds() is not None
+        if not self._by_cpu:
+            return now, now
+        cpu = self.child.cpu_seconds()
+        if cpu is not None:  # a child gone between two reads keeps its last count
+            self._cpu = cpu
+        return self._cpu, now
+
     def _watch(self) -> None:
-        seen, last_report, begun = self._reports_before, self.started, False
+        """The bounds count the child's CPU seconds, not the wall's: a detached extraction
+        at the lowest priority on busy cores waits for the CPU (a page that took 90 s alone
+        passed 180 s of wall and was stopped as hopeless); the wall, ``WALL_SLACK`` times
+        looser, still stops a child that hangs without working."""
+        seen, begun = self._reports_before, False
+        last_report = start = self._clock()
         while True:
             try:
                 result = self._submitted.result(timeout=POLL_S)
             except FutureTimeout:
-                now = time.monotonic()
+                now = self._clock()
                 calls = self.child.reported()[2]
                 if calls != seen:
                     seen, last_report = calls, now
                     if not begun:  # the child's first report: its start-up is not the file's
-                        begun, self.started = True, now
-                why = self.owner.over_bounds(now - self.started,
-                                             now - last_report if self.paged else 0.0
-                                             ) if begun else None
+                        begun, start, self.started = True, now, now[1]
+                why = _over_bounds(self.owner, start, last_report, now,
+                                   self.paged) if begun else None
                 if why is None:
                     continue
                 log.warning("stopping the extraction of %s: it %s", self.filename, why)

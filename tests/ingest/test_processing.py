@@ -281,3 +281,40 @@ def test_idle_children_are_released_and_started_again_by_the_next_job() -> None:
         assert again.chunks and len(processor.child_pids()) == 1
     finally:
         processor.close()
+
+
+def test_the_bounds_count_the_childs_work_and_the_wall_only_far_looser() -> None:
+    """A page's 180 s bound (and the file's) is CPU seconds of the child: waiting for the CPU
+    at the lowest priority does not count; the wall stops it only at WALL_SLACK times the
+    bound (a child hanging without working). Clocks are (CPU, wall) seconds."""
+    from ingest.processing import WALL_SLACK, _over_bounds
+
+    owner = _bounded_child(extract_seconds=900, page_seconds=180)
+    start = (0.0, 0.0)
+    assert _over_bounds(owner, start, start, (179.0, 1400.0), paged=True) is None  # waited
+    assert _over_bounds(owner, start, start, (181.0, 200.0), paged=True) == (
+        "spent more than 180 s on one page")
+    assert _over_bounds(owner, start, start, (181.0, 200.0), paged=False) is None  # unpaged
+    assert _over_bounds(owner, start, (100.0, 100.0), (279.0, 300.0), paged=True) is None
+    assert WALL_SLACK == 8.0
+    stalled = _over_bounds(owner, start, start, (5.0, 180 * 8 + 1), paged=True)
+    assert stalled == "spent more than 180 s on one page (of the wall, ×8)"
+    assert _over_bounds(owner, start, start, (5.0, 180 * 8 - 1), paged=True) is None
+    assert _over_bounds(owner, start, start, (901.0, 901.0), paged=False) == (
+        "took more than 900 s to read")
+
+
+def test_a_childs_cpu_seconds_grow_with_its_work() -> None:
+    processor = _bounded_child()
+    try:
+        processor.prepare("txt", b"warm up", "a.txt")
+        child = processor._extractor  # noqa: SLF001
+        before = child.cpu_seconds()
+        assert before is not None and before > 0  # its imports
+        for _ in range(50):  # the count moves by clock ticks (10 ms): work until it does
+            processor.prepare("txt", ("A sentence of the ledger. " * 150).encode(), "b.txt")
+            if child.cpu_seconds() > before:
+                break
+        assert child.cpu_seconds() > before
+    finally:
+        processor.close()
