@@ -132,7 +132,7 @@ def main() -> None:
         print(f"server log: {served.data_dir / 'serve.log'}", flush=True)
         rival = _client_key(served, "rival")
         warm = [http.post("/documents", headers={"X-API-Key": rival},  # every worker's
-                          files={"file": (f"warm-{i}.txt", b"warm the children up")}).json()
+                          files={"file": (f"warm-{i}.txt", f"warm up {i}".encode())}).json()
                 for i in range(4)]
         while any(http.get(f"/jobs/{w['job_id']}", headers={"X-API-Key": rival}).json()[
                 "status"] not in ("succeeded", "failed") for w in warm):
