@@ -231,11 +231,10 @@ class EdgeStore:
 
     def set_searchable(self, *, client_id: str, document_id: str, version_id: str,
                        searchable: bool, timeline: dict[str, float] | None = None) -> None:
-        flt = ChunkFilter(client_id=client_id, searchable_only=False,
-                          document_ids=(document_id,), version_ids=(version_id,))
-        self._update(qe.UpdateOperation.set_payload_by_filter(
-            _filter(flt), {"visibility": SEARCHABLE if searchable else HIDDEN,
-                           **(timeline or {})}), "visibility change")
+        self.set_version_fields(client_id=client_id, document_id=document_id,
+                                version_id=version_id,
+                                fields={"visibility": SEARCHABLE if searchable else HIDDEN,
+                                        **(timeline or {})})
 
     def set_version_fields(self, *, client_id: str, document_id: str, version_id: str,
                            fields: dict[str, Any]) -> None:
