@@ -644,6 +644,34 @@ def test_commands_that_could_run_here_ask_the_recorded_server_first(
     assert listed.exit_code == 0 and "handbook.md" in listed.output, listed.output
 
 
+def test_openapi_writes_the_running_servers_spec_without_building_the_app(
+        narrow: CliRunner, server: LiveServer, monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Path) -> None:
+    """Issue 46: `evidence openapi` against a running server asks it for its spec (building
+    the application here took 1.2 s); the file is byte for byte the one built here; with no
+    server recorded it is built here."""
+    import app.main
+    from app.cli import spec_text
+    from app.cli.server_api import recorded_server
+    from app.settings import Settings
+
+    built = spec_text() + "\n"
+
+    def nothing_here(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("built the application although a server was recorded")
+
+    host, port = server.url.removeprefix("http://").split(":")
+    with monkeypatch.context() as patched:
+        patched.setattr(app.main, "create_app", nothing_here)
+        with recorded_server(Settings(data_dir=tmp_path / "cli-data"), host, int(port)):
+            result = narrow.invoke(cli.app, ["openapi", "--out", str(tmp_path / "a.json")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "a.json").read_text() == built
+    result = narrow.invoke(cli.app, ["openapi", "--out", str(tmp_path / "b.json")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "b.json").read_text() == built
+
+
 @pytest.mark.parametrize("command", [["reindex"], ["migrate"], ["worker"],
                                      ["store", "export", "out"], ["store", "import", "."]])
 def test_a_command_that_needs_the_engine_is_refused_at_once_while_a_server_holds_it(
