@@ -95,9 +95,11 @@ class _Api:
     # documents and jobs -------------------------------------------------------------------
     def upload(self, file: str | Path | bytes | BinaryIO, *, filename: str | None = None,
                metadata: dict[str, Any] | None = None, document_id: str | None = None,
-               source: str | None = None, path: str | None = None) -> Any:
+               source: str | None = None, path: str | None = None,
+               access: list[str] | None = None) -> Any:
         """POST /documents: a new version of a document (202 with its job). ``file`` is a
-        path, bytes (give ``filename``) or a binary file object."""
+        path, bytes (give ``filename``) or a binary file object; ``access``: its access
+        groups ([]: every key of the client sees it; None: as the server's default)."""
         if isinstance(file, (str, Path)):
             filename = filename or Path(file).name
             content: Any = Path(file).read_bytes()
@@ -112,6 +114,8 @@ class _Api:
                                   "path": path}.items() if v is not None}
         if metadata is not None:
             form["metadata"] = json.dumps(metadata)
+        if access is not None:
+            form["access"] = ",".join(access)
         return self._run(Call("POST", "/documents", data=form,
                               files={"file": (filename, content)}, ok=(202,)))
 

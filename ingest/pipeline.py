@@ -43,7 +43,7 @@ from app.registry.threads import MAIL_KINDS
 from app.search.bm25 import term_document_frequencies
 from app.settings import IngestSettings
 from app.store import ChunkPoint, VectorStore
-from app.store.base import point_id
+from app.store.base import ACCESS, point_id
 from app.store.payload import (
     META,
     META_BOOL,
@@ -133,6 +133,7 @@ class Loaded:
     source: str | None
     metadata: dict
     content: bytes
+    access: tuple[str, ...] = ()  # its document's access groups when the job began
 
 
 @dataclass
@@ -318,7 +319,8 @@ def load(deps: IngestDeps, job: ClaimedJob) -> Loaded:
                       version_id=version.version_id, kind=document.kind,
                       filename=version.filename, source=document.source,
                       metadata=dict(version.canonical_metadata),
-                      content=docs_registry.version_content(s, version_pk=version.id))
+                      content=docs_registry.version_content(s, version_pk=version.id),
+                      access=docs_registry.document_groups(s, document_pk=document.id))
 
 
 def forget_points(deps: IngestDeps, loaded: Loaded) -> None:
@@ -343,7 +345,8 @@ def points(loaded: Loaded, batch: list[Chunk], embedded: EmbeddedBatch, *, title
             kind=loaded.kind, source=loaded.source, entities=embedded.entities[i], meta=meta,
             meta_bool=meta_bool, rows=c.rows, sheet=c.sheet,
             entity_keys=embedded.entity_keys[i],
-            sentence_spans=embedded.sentence_spans[i] if embedded.sentence_spans else None))
+            sentence_spans=embedded.sentence_spans[i] if embedded.sentence_spans else None,
+            access=loaded.access))
         for i, c in enumerate(batch)]
 
 
@@ -476,6 +479,13 @@ def publish(deps: IngestDeps, job: ClaimedJob, loaded: Loaded, done: Progress, *
             _register_attachments(deps, s, job, loaded, version, attachments or [])
         if became_current and loaded.kind in MAIL_KINDS:
             _rethread(deps, s, job.client_id, metadata)
+        # The document's access groups as the registry holds them now (after
+        # mark_published took its row, so a relabelling, which takes it first, is seen):
+        # on every version's points before this one shows (app/documents/access.py)
+        deps.store.set_version_fields(
+            client_id=job.client_id, document_id=loaded.document_id, version_id=None,
+            fields={ACCESS: list(docs_registry.document_groups(
+                s, document_pk=version.document_pk))})
         # Flip visibility (and write the timeline) in the store before the registry commits:
         # if the commit fails the job is retried and publishes again, so the two converge.
         # The old version is hidden before the new one shows: a crash between the two calls

@@ -79,7 +79,8 @@ PublishingClientDep = Annotated[Caller, Depends(get_publishing_client)]
 
 
 def get_document(document_id: str, session: SessionDep, client: ClientDep) -> Document:
-    return docs_registry.get_document(session, client_id=client.id, document_id=document_id)
+    return docs_registry.get_document(session, client_id=client.id, document_id=document_id,
+                                      access=client.access)
 
 
 DocumentDep = Annotated[Document, Depends(get_document)]

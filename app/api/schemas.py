@@ -20,6 +20,7 @@ from pydantic import (
     model_serializer,
 )
 
+from app.domain.access import MAX_GROUPS
 from app.domain.formats import KINDS
 from app.domain.limits import is_valid_utf8
 from app.registry.vocabulary import VERSION_STATES
@@ -660,10 +661,41 @@ class DocumentOut(BaseModel):
     error_code: str | None = Field(None, description="Its stable code (docs/FORMATS.md)")
     version_count: int
     chunk_count: int = Field(description="Chunks of the version shown")
+    access: list[str] = Field(default_factory=list, description=(
+        "Its access groups: only keys holding one of them (and admin keys) see it; empty: "
+        "every key of the client"))
     created_at: datetime
     updated_at: datetime
     versions: list[VersionOut] | None = Field(None, description="Every version, newest last "
                                                                 "(GET /documents/{id} only)")
+
+
+class DocumentChange(BaseModel):
+    """PATCH /documents/{id}."""
+
+    model_config = ConfigDict(extra="forbid")
+    access: list[Annotated[str, Field(max_length=64)]] = Field(
+        max_length=MAX_GROUPS, description=(
+            "The document's access groups from now on ([]: every key of the client sees "
+            "it); each 1–64 characters of a-z, 0-9, '.', '_', '-'"))
+
+
+class KeyRequest(BaseModel):
+    """POST /clients/me/keys."""
+
+    model_config = ConfigDict(extra="forbid")
+    groups: list[Annotated[str, Field(max_length=64)]] | None = Field(
+        None, max_length=MAX_GROUPS, description=(
+            "The access groups the key sees (besides unrestricted documents); null: an admin "
+            "key, it sees every document of the client"))
+    delegate: bool = Field(False, description=(
+        "It may narrow a request to the groups of the person it serves (X-Evidence-Groups)"))
+
+
+class KeyIssued(BaseModel):
+    key: str = Field(description="The API key, shown once")
+    groups: list[str] | None
+    delegate: bool
 
 
 class DocumentList(BaseModel):

@@ -43,15 +43,30 @@ def clients_list() -> None:
 
 
 @clients_app.command("key")
-def clients_key(name: str) -> None:
+def clients_key(name: str, groups: Annotated[str | None, typer.Option(
+        help="access groups, comma-separated: the key sees unrestricted documents and those "
+             "sharing one of these (absent: an admin key, it sees everything)")] = None,
+        delegate: Annotated[bool, typer.Option(
+            help="the key may narrow a request to the groups of the person it serves "
+                 "(X-Evidence-Groups)")] = False) -> None:
     """Issue another API key for a client."""
+    from app.domain.access import parse_groups
     from app.registry import clients as reg
     from app.registry.database import open_registry, transaction
 
+    try:
+        held = parse_groups(groups, what="--groups") if groups is not None else None
+    except ServiceError as exc:
+        _fail(exc.message)
     _engine, sessions = open_registry(get_settings())
     with transaction(sessions) as s:
-        key = reg.issue_key(s, client_id=reg.get_client(s, name=name).id)
+        key = reg.issue_key(s, client_id=reg.get_client(s, name=name).id, groups=held,
+                            may_delegate=delegate)
     common.console.print(f"API key (shown once): [bold]{key}[/bold]")
+    if held is not None or delegate:
+        shown = (", ".join(held) if held else "none (unrestricted documents only)"
+                 if held is not None else "admin (every document)")
+        common.console.print(f"groups: {shown}; may delegate: {'yes' if delegate else 'no'}")
 
 
 @clients_app.command("revoke-key")

@@ -21,7 +21,9 @@ def _summary() -> dict[str, Any]:
 
 
 def ingest_in_process(settings: Settings, files: list[Path], root: Path, source: str | None,
-                      api_key: str | None, progress: Progress) -> dict[str, Any]:
+                      api_key: str | None, progress: Progress,
+                      groups: tuple[str, ...] | None = None) -> dict[str, Any]:
+    from app.documents.access import relabel
     from app.documents.uploads import accept_upload, document_id_for
     from app.registry import clients as reg
     from app.registry.database import transaction
@@ -47,7 +49,10 @@ def ingest_in_process(settings: Settings, files: list[Path], root: Path, source:
                         s, settings=settings.ingest, client_id=client.id, filename=path.name,
                         content=path.read_bytes(),
                         document_id=document_id_for(path.relative_to(root).as_posix()),
-                        custom={}, source=source, path=str(path.relative_to(root)))
+                        custom={}, source=source, path=str(path.relative_to(root)),
+                        access=client.access, groups=groups)
+                    if groups is not None:  # an existing document is relabelled
+                        relabel(s, runtime.store, upload.document, groups, client.access)
                     if upload.deduplicated and upload.version.state == "published":
                         summary["unchanged"] += 1
                     else:
@@ -81,16 +86,17 @@ def ingest_in_process(settings: Settings, files: list[Path], root: Path, source:
 
 
 def ingest_via_server(settings: Settings, files: list[Path], root: Path, source: str | None,
-                      api_key: str | None, server: str, progress: Progress) -> dict[str, Any]:
+                      api_key: str | None, server: str, progress: Progress,
+                      groups: tuple[str, ...] | None = None) -> dict[str, Any]:
     """Upload each file, then follow the jobs; bytes the server already holds come back
     deduplicated with their finished job and count as unchanged."""
     with ServerApi(server, resolve_key(settings, api_key)) as api:
         api.call("GET", "/clients/me")  # reachable, and the key is good: before any progress
-        return _upload_all(api, files, root, source, progress)
+        return _upload_all(api, files, root, source, progress, groups)
 
 
 def _upload_all(api: ServerApi, files: list[Path], root: Path, source: str | None,
-                progress: Progress) -> dict[str, Any]:
+                progress: Progress, groups: tuple[str, ...] | None = None) -> dict[str, Any]:
     from app.domain.formats import document_id_for  # not uploads': the registry, 0.4 s
 
     summary = _summary()
@@ -102,6 +108,8 @@ def _upload_all(api: ServerApi, files: list[Path], root: Path, source: str | Non
             data = {"document_id": document_id_for(rel), "path": rel}
             if source:
                 data["source"] = source
+            if groups is not None:
+                data["access"] = ",".join(groups)
             try:
                 body = api.call("POST", "/documents", ok=(202,), data=data,
                                 files={"file": (path.name, path.read_bytes())})

@@ -56,13 +56,22 @@ INGEST_HELP = (
 def ingest(
     folder: Annotated[Path, typer.Argument(exists=True, help="a file or a folder (recursive)")],
     source: Annotated[str | None, typer.Option(help="source label for these documents")] = None,
+    access: Annotated[str | None, typer.Option(
+        help="access groups, comma-separated (e.g. legal,finance): only keys holding one of "
+             "them, and admin keys, see these documents; \"\" makes them visible to every "
+             "key; absent: new documents are, existing ones keep theirs")] = None,
     api_key: ApiKeyOption = None,
     server: ServerOption = None,
 ) -> None:
     from app.cli.folder_ingest import ingest_in_process, ingest_via_server
+    from app.domain.access import parse_groups
     from app.domain.formats import SUPPORTED
 
     settings = get_settings()
+    try:
+        groups = parse_groups(access, what="--access") if access is not None else None
+    except ServiceError as exc:
+        _fail_with(exc)
     files, skipped = pick_files(folder, settings.ingest.max_upload_bytes)
     root = folder if folder.is_dir() else folder.parent
     for path, why in skipped[:SKIPPED_SHOWN]:
@@ -77,15 +86,16 @@ def ingest(
         running = server or running_server(settings)
         if running:
             summary = ingest_via_server(settings, files, root, source, api_key, running,
-                                        progress)
+                                        progress, groups)
         else:
             try:
-                summary = ingest_in_process(settings, files, root, source, api_key, progress)
+                summary = ingest_in_process(settings, files, root, source, api_key, progress,
+                                            groups)
             except StoreLocked:
                 url = server_url(settings)
                 common.err.print(f"the embedded engine is in use; sending to {url}")
                 summary = ingest_via_server(settings, files, root, source, api_key, url,
-                                            progress)
+                                            progress, groups)
     except ServiceError as exc:
         _fail_with(exc)
     common.console.print(f"published {summary['published']}, failed {summary['failed']}, "

@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from app.domain.access import Access
 from app.domain.charsets import looks_like_text
 from app.domain.errors import BadRequest, PayloadTooLarge, UnsupportedMediaType
 from app.domain.formats import (
@@ -173,10 +174,15 @@ def accept_upload(session: Session, *, settings: IngestSettings, client_id: str,
                   source: str | None, path: str | None,
                   limits: MetadataLimits = MetadataLimits(),
                   attached_to: dict[str, Any] | None = None,
-                  attached_to_pk: int | None = None) -> RegisteredUpload:
+                  attached_to_pk: int | None = None, access: Access = Access(),
+                  groups: tuple[str, ...] | None = None) -> RegisteredUpload:
     """Every check that needs no parsing of the file, then a queued version (not committed).
     ``attached_to`` names the e-mail a file was attached to (canonical metadata's
-    source.attached_to) and ``attached_to_pk`` its document row."""
+    source.attached_to) and ``attached_to_pk`` its document row; ``access`` what the
+    uploading key may see, ``groups`` the document's access groups
+    (registry.documents.register_upload)."""
+    if groups is not None:
+        access.may_label(groups)
     check_metadata(custom, limits)
     check_text(filename, field="filename", code="INVALID_FILENAME",
                max_chars=MAX_FILENAME_CHARS)
@@ -198,4 +204,5 @@ def accept_upload(session: Session, *, settings: IngestSettings, client_id: str,
     return register_upload(session, client_id=client_id, document_id=document_id, kind=kind,
                            filename=shown, mime_type=mime, content=content, sha256=sha,
                            canonical_metadata=metadata, source=source, path=path,
-                           max_attempts=settings.max_attempts, attached_to_pk=attached_to_pk)
+                           max_attempts=settings.max_attempts, attached_to_pk=attached_to_pk,
+                           access=access, groups=groups)

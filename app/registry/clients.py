@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.domain.access import Access
 from app.domain.errors import Conflict, Forbidden, NotFound, Unauthorized
 from app.registry.tables import ApiKey, Client, PublicationAuthority, utcnow
 
@@ -32,10 +33,16 @@ def create_client(session: Session, *, name: str) -> tuple[Client, str]:
     return client, issue_key(session, client_id=client.id)
 
 
-def issue_key(session: Session, *, client_id: str) -> str:
+def issue_key(session: Session, *, client_id: str, groups: tuple[str, ...] | None = None,
+              may_delegate: bool = False) -> str:
+    """A new key (returned once, in clear): ``groups`` None for an admin key, else the
+    access groups it sees (app/domain/access.py); ``may_delegate``: it may narrow a
+    request to the groups of the person it serves."""
     secret = KEY_PREFIX + secrets.token_urlsafe(32)
     session.add(ApiKey(id=str(uuid.uuid4()), client_id=client_id, prefix=secret[:10],
-                       key_hash=hash_key(secret)))
+                       key_hash=hash_key(secret),
+                       groups=list(groups) if groups is not None else None,
+                       may_delegate=may_delegate))
     session.flush()
     return secret
 
@@ -58,6 +65,10 @@ class Caller:
     id: str
     name: str
     authority: str  # active | suspended | revoked (no authority row reads as revoked)
+    # what this request may see of the client's documents: the key's groups, narrowed by
+    # X-Evidence-Groups where it may delegate (app/domain/access.py); None: everything
+    access: Access = Access()
+    may_delegate: bool = False
 
 
 def caller_for_key(session: Session, *, secret: str | None) -> Caller:
@@ -67,7 +78,8 @@ def caller_for_key(session: Session, *, secret: str | None) -> Caller:
         raise Unauthorized("an API key is required: send 'Authorization: Bearer <key>' "
                            "or 'X-API-Key: <key>'", code="API_KEY_MISSING")
     row = session.execute(
-        select(ApiKey.revoked_at, Client.id, Client.name, PublicationAuthority.status)
+        select(ApiKey.revoked_at, ApiKey.groups, ApiKey.may_delegate, Client.id, Client.name,
+               PublicationAuthority.status)
         .join(Client, Client.id == ApiKey.client_id)
         .outerjoin(PublicationAuthority, PublicationAuthority.client_id == Client.id)
         .where(ApiKey.key_hash == hash_key(secret))).one_or_none()
@@ -75,7 +87,9 @@ def caller_for_key(session: Session, *, secret: str | None) -> Caller:
         raise Unauthorized("the API key is not known", code="API_KEY_INVALID")
     if row.revoked_at is not None:
         raise Unauthorized("the API key was revoked", code="API_KEY_REVOKED")
-    return Caller(id=row.id, name=row.name, authority=row.status or "revoked")
+    return Caller(id=row.id, name=row.name, authority=row.status or "revoked",
+                  access=Access(tuple(row.groups) if row.groups is not None else None),
+                  may_delegate=bool(row.may_delegate))
 
 
 def get_client(session: Session, *, name: str) -> Client:

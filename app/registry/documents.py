@@ -13,14 +13,22 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import Select, and_, func, select, text
+from sqlalchemy import ColumnElement, Select, and_, delete, exists, func, or_, select, text
 from sqlalchemy.orm import Session, aliased
 
 from app.documents.entity_pages import VersionEntities
-from app.domain.errors import BadRequest, NotFound
+from app.domain.access import Access
+from app.domain.errors import BadRequest, Conflict, NotFound
 from app.domain.formats import declared_size
 from app.registry import bm25_stats
-from app.registry.tables import Document, DocumentVersion, IngestionJob, VersionContent, utcnow
+from app.registry.tables import (
+    Document,
+    DocumentAccess,
+    DocumentVersion,
+    IngestionJob,
+    VersionContent,
+    utcnow,
+)
 from app.registry.vocabulary import DOCUMENT_SORTS
 
 DOCUMENT_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-]{0,199}")  # the whole id (fullmatch)
@@ -103,15 +111,25 @@ def _take_upload_turn(session: Session, client_id: str, key: str) -> None:
 def register_upload(session: Session, *, client_id: str, document_id: str | None, kind: str,
                     filename: str, mime_type: str, content: bytes, sha256: str,
                     canonical_metadata: dict, source: str | None, path: str | None,
-                    max_attempts: int, attached_to_pk: int | None = None) -> RegisteredUpload:
+                    max_attempts: int, attached_to_pk: int | None = None,
+                    access: Access = Access(), groups: tuple[str, ...] | None = None
+                    ) -> RegisteredUpload:
     """Record a new version (and its queued job) of a new or existing document.
+
+    ``access``: what the uploading key may see (a document it may not see is never its
+    twin, nor can it add a version to one); ``groups``: the document's access groups from
+    now on (None: a new document has none, an existing one keeps its own, an attachment
+    takes its message's).
 
     The same bytes uploaded again while their version is queued, indexing or published give
     back that version rather than a duplicate.
     """
     _take_upload_turn(session, client_id, upload_key(document_id, filename))
+    if groups is None and attached_to_pk is not None:  # an attachment: its message's groups
+        groups = document_groups(session, document_pk=attached_to_pk)
     if not document_id:  # the same bytes again, without an id: that version, not a copy
-        twin = _live_twin(session, client_id=client_id, sha256=sha256)
+        twin = _live_twin(session, client_id=client_id, sha256=sha256, access=access,
+                          groups=groups)
         if twin is not None:
             return twin
     if not document_id:
@@ -128,13 +146,21 @@ def register_upload(session: Session, *, client_id: str, document_id: str | None
         document = session.scalar(select(Document).where(
             Document.client_id == client_id, Document.document_id == document_id)
             .with_for_update())
+        if document is not None and not access.sees(
+                document_groups(session, document_pk=document.id)):
+            # ids are the client's, one namespace: the caller learns the id is taken, and
+            # nothing else of what holds it
+            raise Conflict(f"the document id {document_id!r} cannot be used by this key",
+                           code="DOCUMENT_ID_UNAVAILABLE")
     if document is None:
         document = Document(client_id=client_id, document_id=document_id, kind=kind,
                             source=source, path=path, version_count=0,
                             attached_to_pk=attached_to_pk)
         session.add(document)
         session.flush()
-    else:
+        if groups:
+            set_document_groups(session, document_pk=document.id, groups=groups)
+    else:  # (its groups, if the upload names them: app/documents/access.relabel)
         twin = _live_twin(session, client_id=client_id, sha256=sha256, document_pk=document.id)
         if twin is not None:
             return twin
@@ -158,17 +184,23 @@ def register_upload(session: Session, *, client_id: str, document_id: str | None
 
 
 def _live_twin(session: Session, *, client_id: str, sha256: str,
-               document_pk: int | None = None) -> RegisteredUpload | None:
+               document_pk: int | None = None, access: Access = Access(),
+               groups: tuple[str, ...] | None = None) -> RegisteredUpload | None:
     """The client's newest queued, indexing or published version with these bytes (in one
-    document, if given) and its latest job, as a deduplicated upload; None if there is none."""
+    document, if given) and its latest job, as a deduplicated upload; None if there is none.
+    Only a document ``access`` may see, and holding exactly ``groups`` where they are given:
+    a twin never names a hidden document, nor drops the groups an upload asked for."""
     query = (select(Document, DocumentVersion)
              .join(DocumentVersion, DocumentVersion.document_pk == Document.id)
              .where(Document.client_id == client_id, DocumentVersion.content_sha256 == sha256,
                     DocumentVersion.state.in_(LIVE_STATES)))
     if document_pk is not None:
         query = query.where(Document.id == document_pk)
+    if (visible := visible_clause(access)) is not None:
+        query = query.where(visible)
     row = session.execute(query.order_by(DocumentVersion.id.desc()).limit(1)).first()
-    if row is None:
+    if row is None or (document_pk is None and groups is not None and document_groups(
+            session, document_pk=row[0].id) != tuple(sorted(groups))):
         return None
     job = session.scalar(select(IngestionJob).where(IngestionJob.version_pk == row[1].id)
                          .order_by(IngestionJob.created_at.desc()))
@@ -228,14 +260,16 @@ class DocumentSummary:
     state: str  # the latest version's: queued, indexing, published or failed
     error: str | None  # the failed latest version's job error
     error_code: str | None = None  # and its stable code (ingest/failures.py)
+    access: tuple[str, ...] = ()  # its access groups (none: every key of the client)
 
 
 def list_documents(session: Session, *, client_id: str, offset: int = 0, limit: int = 50,
                    kinds: Collection[str] = (), sources: Collection[str] = (),
                    states: Collection[str] = (), sort: SortKey = "created_at",
-                   descending: bool = False, document_pks: Collection[int] = ()
-                   ) -> tuple[list[DocumentSummary], int]:
-    """A page of the client's documents with the total that match the filters."""
+                   descending: bool = False, document_pks: Collection[int] = (),
+                   access: Access = Access()) -> tuple[list[DocumentSummary], int]:
+    """A page of the client's documents ``access`` may see, with the total that match the
+    filters."""
     latest_pk = (select(DocumentVersion.document_pk, func.max(DocumentVersion.id).label("pk"))
                  .join(Document, Document.id == DocumentVersion.document_pk)
                  .where(Document.client_id == client_id)  # this client's versions only
@@ -254,6 +288,8 @@ def list_documents(session: Session, *, client_id: str, offset: int = 0, limit: 
         query = query.where(latest.state.in_(states))
     if document_pks:
         query = query.where(Document.id.in_(document_pks))
+    if (visible := visible_clause(access)) is not None:
+        query = query.where(visible)
     total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
     column = SORT_COLUMNS[sort]
     order = (column.desc(), Document.id.desc()) if descending else (column, Document.id)
@@ -271,6 +307,7 @@ def list_documents(session: Session, *, client_id: str, offset: int = 0, limit: 
         .where(DocumentVersion.id.in_([r[4] for r in rows])))}
     failed = [r[3] for r in rows if r[2] == "failed"]
     errors = version_errors(session, failed)
+    groups = groups_by_document(session, list(documents))
     summaries = []
     for pk, latest_id, state, latest_version_pk, shown_pk in rows:
         version = shown[shown_pk]
@@ -280,7 +317,8 @@ def list_documents(session: Session, *, client_id: str, offset: int = 0, limit: 
             title=title if isinstance(title, str) else None, chunk_count=version.chunk_count,
             latest_version_id=latest_id, state=state,
             error=errors.get(latest_version_pk, (None, None))[0],
-            error_code=errors.get(latest_version_pk, (None, None))[1]))
+            error_code=errors.get(latest_version_pk, (None, None))[1],
+            access=groups.get(pk, ())))
     return summaries, total
 
 
@@ -297,7 +335,7 @@ def version_errors(session: Session, version_pks: Collection[int]
     return errors
 
 
-def document_detail(session: Session, document: Document
+def document_detail(session: Session, document: Document, access: Access = Access()
                     ) -> tuple[DocumentSummary, list[DocumentVersion],
                                dict[int, tuple[str | None, str | None]],
                                tuple[list[str], list[dict]]]:
@@ -307,8 +345,10 @@ def document_detail(session: Session, document: Document
     current = (document.document_id, document.current_version_id or "")
     from app.registry.near_duplicates import near_duplicates
 
-    exact = exact_duplicates(session, client_id=document.client_id, keys=[current])
-    near = near_duplicates(session, client_id=document.client_id, keys=[current])
+    exact, near = without_hidden(
+        session, client_id=document.client_id, access=access,
+        exact=exact_duplicates(session, client_id=document.client_id, keys=[current]),
+        near=near_duplicates(session, client_id=document.client_id, keys=[current]))
     return (summarise(session, document), versions,
             version_errors(session, [v.id for v in versions if v.state == "failed"]),
             (exact.get(current, []), near.get(current, [])))
@@ -320,12 +360,82 @@ def summarise(session: Session, document: Document) -> DocumentSummary:
     return rows[0]
 
 
-def get_document(session: Session, *, client_id: str, document_id: str) -> Document:
-    document = session.scalar(select(Document).where(
-        Document.client_id == client_id, Document.document_id == document_id))
+def get_document(session: Session, *, client_id: str, document_id: str,
+                 access: Access = Access()) -> Document:
+    """The client's document; 404 where none has this id or ``access`` may not see it —
+    the same answer, so a caller cannot tell a hidden document from a missing one."""
+    stmt = select(Document).where(Document.client_id == client_id,
+                                  Document.document_id == document_id)
+    if (visible := visible_clause(access)) is not None:
+        stmt = stmt.where(visible)
+    document = session.scalar(stmt)
     if document is None:
         raise NotFound(f"no document {document_id!r}", code="DOCUMENT_NOT_FOUND")
     return document
+
+
+def visible_clause(access: Access) -> ColumnElement[bool] | None:
+    """The SQL condition a Document row passes when ``access`` may see it (None: no
+    condition, an admin key): it holds no group, or one of the caller's."""
+    if access.groups is None:
+        return None
+    restricted = exists().where(DocumentAccess.document_pk == Document.id)
+    if not access.groups:
+        return ~restricted
+    shared = exists().where(DocumentAccess.document_pk == Document.id,
+                            DocumentAccess.group_name.in_(access.groups))
+    return or_(~restricted, shared)
+
+
+def document_groups(session: Session, *, document_pk: int) -> tuple[str, ...]:
+    """A document's access groups, sorted (() = every key of its client sees it)."""
+    return tuple(session.scalars(select(DocumentAccess.group_name)
+                                 .where(DocumentAccess.document_pk == document_pk)
+                                 .order_by(DocumentAccess.group_name)))
+
+
+def groups_by_document(session: Session, document_pks: Collection[int]
+                       ) -> dict[int, tuple[str, ...]]:
+    """{document pk: its groups} for those holding any (one query for a page)."""
+    found: dict[int, list[str]] = {}
+    if document_pks:
+        for pk, name in session.execute(
+                select(DocumentAccess.document_pk, DocumentAccess.group_name)
+                .where(DocumentAccess.document_pk.in_(set(document_pks)))
+                .order_by(DocumentAccess.group_name)):
+            found.setdefault(pk, []).append(name)
+    return {pk: tuple(names) for pk, names in found.items()}
+
+
+def set_document_groups(session: Session, *, document_pk: int, groups: Collection[str]) -> None:
+    """Replace a document's access groups (the caller writes the engine's payload too)."""
+    session.execute(delete(DocumentAccess).where(DocumentAccess.document_pk == document_pk))
+    session.add_all(DocumentAccess(document_pk=document_pk, group_name=g) for g in set(groups))
+    session.flush()
+
+
+def visible_document_ids(session: Session, *, client_id: str, access: Access,
+                         document_ids: Collection[str]) -> set[str]:
+    """Of these document ids, those ``access`` may see (all of them for an admin key)."""
+    if access.groups is None or not document_ids:
+        return set(document_ids)
+    return set(session.scalars(select(Document.document_id).where(
+        Document.client_id == client_id, Document.document_id.in_(set(document_ids)),
+        visible_clause(access))))
+
+
+def without_hidden(session: Session, *, client_id: str, access: Access,
+                   exact: dict[VersionKey, list[str]], near: dict[VersionKey, list[dict]]
+                   ) -> tuple[dict[VersionKey, list[str]], dict[VersionKey, list[dict]]]:
+    """Duplicates as ``access`` may see them: a document it may not see is never named."""
+    if access.groups is None:
+        return exact, near
+    named = {d for ids in exact.values() for d in ids} | {
+        n["document_id"] for found in near.values() for n in found}
+    seen = visible_document_ids(session, client_id=client_id, access=access,
+                                document_ids=named)
+    return ({k: [d for d in ids if d in seen] for k, ids in exact.items()},
+            {k: [n for n in found if n["document_id"] in seen] for k, found in near.items()})
 
 
 VersionKey = tuple[str, str]

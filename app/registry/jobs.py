@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.orm import Session
 
+from app.domain.access import Access
 from app.domain.errors import NotFound
 from app.domain.formats import HEAVY_BYTES
 from app.registry.tables import Document, DocumentVersion, IngestionJob, utcnow
@@ -204,13 +205,21 @@ def retry_later(session: Session, *, job_id: str, reason: str, backoff_base_s: f
     return True
 
 
-def job_with_version(session: Session, *, client_id: str, job_id: str
-                     ) -> tuple[IngestionJob, str, str]:
-    """The client's job with its (document_id, version_id); 404 for anyone else's."""
+def job_with_version(session: Session, *, client_id: str, job_id: str,
+                     access: Access = Access()) -> tuple[IngestionJob, str, str]:
+    """The client's job with its (document_id, version_id); 404 for anyone else's, and for
+    a job of a document ``access`` may not see (the same answer as no such job)."""
+    from app.registry.documents import visible_clause
+
     job = get_job(session, client_id=client_id, job_id=job_id)
-    row = session.execute(select(Document.document_id, DocumentVersion.version_id)
-                          .join(DocumentVersion, DocumentVersion.document_pk == Document.id)
-                          .where(DocumentVersion.id == job.version_pk)).one()
+    stmt = (select(Document.document_id, DocumentVersion.version_id)
+            .join(DocumentVersion, DocumentVersion.document_pk == Document.id)
+            .where(DocumentVersion.id == job.version_pk))
+    if (visible := visible_clause(access)) is not None:
+        stmt = stmt.where(visible)
+    row = session.execute(stmt).one_or_none()
+    if row is None:
+        raise NotFound(f"no job {job_id!r}", code="JOB_NOT_FOUND")
     return job, row[0], row[1]
 
 

@@ -66,6 +66,11 @@ class ApiKey(Base):
     key_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     revoked_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    # Access groups (app/domain/access.py): None = an admin key, it sees every document of
+    # its client; else the groups whose documents (and the unrestricted ones) it sees.
+    groups: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
+    # whether it may narrow a request to the groups of the person it serves (X-Evidence-Groups)
+    may_delegate: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
 class PublicationAuthority(Base):
@@ -93,6 +98,16 @@ class Document(Base):
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
     # An attachment's e-mail (documents.id): deleting the e-mail deletes its attachments
     attached_to_pk: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)
+
+
+class DocumentAccess(Base):
+    """One access group of a document (none: every key of its client sees it). A row per
+    group, so every listing filters in SQL (documents.visible_clause)."""
+
+    __tablename__ = "document_access"
+    document_pk: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"),
+                                             primary_key=True)
+    group_name: Mapped[str] = mapped_column(String(64), primary_key=True, index=True)
 
 
 class DocumentVersion(Base):

@@ -336,7 +336,8 @@ class SearchEngine:
         warning: floors removing weak candidates is the search working."""
         if total:
             return []
-        client_only = ChunkFilter(client_id=plan.filter.client_id)
+        client_only = ChunkFilter(client_id=plan.filter.client_id,
+                                  access_groups=plan.filter.access_groups)
         if self.store.count(client_only) == 0:
             return ["nothing is indexed yet: this client has no published document version"]
         if plan.filter == client_only or self.store.count(plan.filter):

@@ -17,6 +17,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from app.domain.access import Access
 from app.registry.documents import ShownVersion
 from app.search.collapse import with_duplicates
 from app.search.diagnose import Diagnosis
@@ -111,12 +112,14 @@ class SearchService:
     def __init__(self, engine: SearchEngine, default_alpha: float) -> None:
         self.engine, self.default_alpha = engine, default_alpha
 
-    def answer(self, session: Session, *, client_id: str, query: SearchQuery) -> SearchAnswer:
+    def answer(self, session: Session, *, client_id: str, query: SearchQuery,
+               access: Access = Access()) -> SearchAnswer:
         """The request through each stage that applies to it (app/search/stages.STAGES, in
-        order), each timed by ``_timed``; the answer read off the last state."""
+        order), each timed by ``_timed``; the answer read off the last state. ``access``:
+        what the caller may see of the client's documents (its key's access groups)."""
         started = time.perf_counter()
         state = Searching(session=session, client_id=client_id, query=query,
-                          engine=self.engine, default_alpha=self.default_alpha)
+                          engine=self.engine, default_alpha=self.default_alpha, access=access)
         for stage in STAGES:
             if stage.applies(state):
                 state = _timed(stage, state)

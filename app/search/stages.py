@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.orm import Session
 
 from app.documents.version_changes import ChangedPassage
+from app.domain.access import Access
 from app.domain.entity_values import query_entity_keys
-from app.domain.errors import BadRequest, Conflict
+from app.domain.errors import BadRequest, Conflict, Forbidden
 from app.registry import bm25_stats, discovery
 from app.registry import documents as docs_registry
 from app.registry import judgments as judgments_registry
@@ -71,6 +72,7 @@ class Searching:
     query: SearchQuery
     engine: SearchEngine = field(repr=False)
     default_alpha: float
+    access: Access = Access()  # what the caller may see (app/domain/access.py)
     # parse
     parsed: ParsedQuery = ParsedQuery("")
     facet_keys: tuple[str, ...] = ()
@@ -138,12 +140,27 @@ def _parse(s: Searching) -> Searching:
                          code="WINDOW_TOO_LARGE",
                          details={"offset": s.query.offset, "limit": s.query.limit,
                                   "max_window": MAX_WINDOW})
+    if s.access.restricted:
+        _refuse_what_groups_cannot_filter(s.query)
     facet_keys = tuple(check_facets(s.query.facets))
     parsed = parse_query(s.query.query) if s.query.syntax else ParsedQuery(s.query.query)
     if not parsed.text:
         raise BadRequest("the query holds nothing to find besides its exclusions (-word); "
                          "add a word to look for", code="INVALID_QUERY")
     return replace(s, parsed=parsed, facet_keys=facet_keys)
+
+
+def _refuse_what_groups_cannot_filter(q: SearchQuery) -> None:
+    """A caller with access groups searches content only, without thread collapse or
+    diagnose, for now: the metadata lane, thread sizes and why-not read the registry without
+    the groups yet. 403, never an answer that counts or names what it may not see."""
+    refused = [name for name, on in (("scope " + q.scope, q.scope != "content"),
+                                     ("collapse thread", q.collapse == "thread"),
+                                     ("diagnose", bool(q.diagnose))) if on]
+    if refused:
+        raise Forbidden(f"{', '.join(refused)} does not filter by access groups yet: search "
+                        "with scope content, or with a key without groups",
+                        code="ACCESS_GROUPS_NOT_SUPPORTED", details={"refused": refused})
 
 
 def _plan(s: Searching) -> Searching:
@@ -163,7 +180,7 @@ def _plan(s: Searching) -> Searching:
                     and discovery.readiness(session, client_id=s.client_id).state == "ready")
     flt, applied = parse_filters(q.filters, client_id=s.client_id, key_types=key_types,
                                  catalog_complete=complete)
-    flt = _in_time(flt, q)
+    flt = replace(_in_time(flt, q), access_groups=s.access.groups)
     own = (judgments_registry.calibration(session, client_id=s.client_id)
            if q.alpha is None or q.fusion is None else None)
     alpha = q.alpha if q.alpha is not None else (
@@ -357,13 +374,16 @@ def _annotate(s: Searching) -> Searching:
     keys = [k for k, _ in s.page]
     session, client_id = s.session, s.client_id
     versions = docs_registry.shown_versions(session, client_id=client_id, keys=keys)
-    return replace(s, versions=versions, duplicates=docs_registry.exact_duplicates(
-        session, client_id=client_id, keys=keys,
-        hashes={k: v.text_sha256 for k, v in versions.items()}),
+    exact, near = docs_registry.without_hidden(
+        session, client_id=client_id, access=s.access,
+        exact=docs_registry.exact_duplicates(
+            session, client_id=client_id, keys=keys,
+            hashes={k: v.text_sha256 for k, v in versions.items()}),
         near=near_registry.near_duplicates(
             session, client_id=client_id, keys=keys,
             signatures={k: (v.version_pk, v.minhash, v.text_sha256)
                         for k, v in versions.items()}))
+    return replace(s, versions=versions, duplicates=exact, near=near)
 
 
 def _diagnose(s: Searching) -> Searching:

@@ -28,7 +28,11 @@ POINT_NAMESPACE = uuid.UUID("6f1c1c1e-8c2a-4c52-9a40-3c7e1f3b9e11")
 # Visibility is a keyword, not a bool: qdrant-edge-py 0.9.0 never matches MatchValue(True)
 # on a bool field, indexed or not (tests/store pins this down).
 KEYWORD_KEYS = ("client_id", "document_id", "version_id", "kind", "source", "visibility",
-                "entity_keys")
+                "entity_keys", "access")
+# A chunk's document's access groups (app/domain/access.py): absent or [] for a document every
+# key of its client sees. Restricted callers' queries hold "access is empty or shares one of
+# mine" inside the engine, so totals and pages are those of what they may see.
+ACCESS = "access"
 SEARCHABLE, HIDDEN = "searchable", "hidden"
 # How the collection scores BM25: "client" = term frequencies stored without the engine's IDF
 # modifier, each query weighted by its client's own IDF (app/search/bm25.py). Recorded with the
@@ -106,6 +110,8 @@ class ChunkFilter:
     # after, these instants. "Every published version" is published_by=FAR_FUTURE.
     published_by: float | None = None
     superseded_after: float | None = None
+    # The caller's access groups (None: an admin key, no condition); see ACCESS
+    access_groups: tuple[str, ...] | None = None
 
     @property
     def narrows(self) -> bool:
@@ -132,7 +138,7 @@ class ChunkFilter:
 
 
 # ("any", key, [str, …]) | ("eq", key, v) | ("range", key, x): equal to x | ("lte" | "gt", key, x)
-# | ("between", key, {"gte" | "gt" | "lte" | "lt": x, …})
+# | ("between", key, {"gte" | "gt" | "lte" | "lt": x, …}) | ("empty", key, None): absent or []
 FilterOp = tuple[str, str, Any]
 
 
@@ -168,6 +174,9 @@ def filter_plan(flt: ChunkFilter) -> list[list[FilterOp]]:
         plan.append([("lte", PUBLISHED_TS, flt.published_by)])
     if flt.superseded_after is not None:
         plan.append([("gt", SUPERSEDED_TS, flt.superseded_after)])
+    if flt.access_groups is not None:
+        plan.append([("empty", ACCESS, None)]
+                    + ([("any", ACCESS, list(flt.access_groups))] if flt.access_groups else []))
     return plan
 
 
@@ -262,10 +271,11 @@ class VectorStore(Protocol):
         """Show or hide a version's points, and set their timeline fields if given."""
         ...
 
-    def set_version_fields(self, *, client_id: str, document_id: str, version_id: str,
+    def set_version_fields(self, *, client_id: str, document_id: str, version_id: str | None,
                            fields: dict[str, Any]) -> None:
-        """Set top-level payload fields on every point of one version (a field named is
-        replaced whole: ``meta`` when a version's metadata changed after publication)."""
+        """Set top-level payload fields on every point of one version (None: of every version
+        of the document); a field named is replaced whole (``meta`` when a version's
+        metadata changed after publication, ``access`` when a document's groups did)."""
         ...
 
     def delete(self, *, client_id: str, document_id: str, version_id: str | None = None

@@ -23,6 +23,7 @@ from app.domain.errors import StoreLocked, StoreRejected, Unavailable
 from app.domain.limits import IDENTITY_CACHE_POINTS
 from app.models.encoders import SparseVec
 from app.store.base import (
+    ACCESS,
     DENSE,
     HIDDEN,
     KEYWORD_KEYS,
@@ -49,8 +50,10 @@ log = logging.getLogger(__name__)
 NEVER_INDEX_KB = 10**9
 
 
-def _op(op: FilterOp) -> qe.FieldCondition:
+def _op(op: FilterOp) -> Any:
     kind, key, value = op
+    if kind == "empty":
+        return qe.IsEmptyCondition(key)
     if kind == "any":
         return qe.FieldCondition(key, match=qe.MatchAny(value))
     if kind == "range":
@@ -152,7 +155,11 @@ class EdgeStore:
         shard_path = self._shard_path
         try:
             if shard_path.exists() and any(shard_path.iterdir()):
-                return qe.EdgeShard.load(str(shard_path), self._config())
+                shard = qe.EdgeShard.load(str(shard_path), self._config())
+                # a collection made before access groups: their index (made again: a no-op)
+                shard.update(qe.UpdateOperation.create_field_index(
+                    ACCESS, qe.PayloadSchemaType.Keyword))
+                return shard
             shard = qe.EdgeShard.create(str(shard_path), self._config())
             for key in KEYWORD_KEYS:
                 shard.update(qe.UpdateOperation.create_field_index(
@@ -236,10 +243,11 @@ class EdgeStore:
                                 fields={"visibility": SEARCHABLE if searchable else HIDDEN,
                                         **(timeline or {})})
 
-    def set_version_fields(self, *, client_id: str, document_id: str, version_id: str,
+    def set_version_fields(self, *, client_id: str, document_id: str, version_id: str | None,
                            fields: dict[str, Any]) -> None:
         flt = ChunkFilter(client_id=client_id, searchable_only=False,
-                          document_ids=(document_id,), version_ids=(version_id,))
+                          document_ids=(document_id,),
+                          version_ids=(version_id,) if version_id else ())
         self._update(qe.UpdateOperation.set_payload_by_filter(_filter(flt), fields),
                      "payload change")
 

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.domain.leaves import Leaf
-from app.store.base import FAR_FUTURE, HIDDEN, PUBLISHED_TS, SUPERSEDED_TS
+from app.store.base import ACCESS, FAR_FUTURE, HIDDEN, PUBLISHED_TS, SUPERSEDED_TS
 
 CLIENT_ID, DOCUMENT_ID, VERSION_ID = "client_id", "document_id", "version_id"
 CHUNK_ID, CHUNK_INDEX = "chunk_id", "chunk_index"
@@ -85,8 +85,10 @@ def chunk_payload(*, client_id: str, document_id: str, version_id: str, chunk_in
                   kind: str, source: str | None, entities: dict[str, list[str]],
                   meta: dict, meta_bool: dict, rows: bool = False,
                   sheet: str | None = None, entity_keys: Sequence[str] = (),
-                  sentence_spans: Sequence[int] | None = None) -> dict[str, Any]:
-    """A chunk's payload, written hidden: publication flips ``visibility``."""
+                  sentence_spans: Sequence[int] | None = None,
+                  access: Sequence[str] = ()) -> dict[str, Any]:
+    """A chunk's payload, written hidden: publication flips ``visibility`` (and writes the
+    document's ``access`` groups again, as they are then)."""
     table = {ROWS: True, SHEET: sheet} if rows else {}
     spans = {SENTENCE_SPANS: list(sentence_spans)} if sentence_spans is not None else {}
     return {**table, **spans, ENTITY_KEYS: list(entity_keys), **entity_numbers(entity_keys),
@@ -96,7 +98,7 @@ def chunk_payload(*, client_id: str, document_id: str, version_id: str, chunk_in
         TITLE: title, HEADING_PATH: list(heading_path), PAGE: page, LINE_START: line_start,
         LINE_END: line_end, CHAR_START: char_start, CHAR_END: char_end, KIND: kind,
         SOURCE: source or "", ENTITIES: entities, VISIBILITY: HIDDEN, META: meta,
-        META_BOOL: meta_bool,
+        META_BOOL: meta_bool, ACCESS: list(access),
     }
 
 

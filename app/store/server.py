@@ -15,6 +15,7 @@ from qdrant_client import QdrantClient, models
 from app.domain.limits import IDENTITY_CACHE_POINTS
 from app.models.encoders import SparseVec
 from app.store.base import (
+    ACCESS,
     DENSE,
     HIDDEN,
     KEYWORD_KEYS,
@@ -38,8 +39,10 @@ from app.store.base import (
 from app.store.identity import IdentityCache, identity_only
 
 
-def _op(op: FilterOp) -> models.FieldCondition:
+def _op(op: FilterOp) -> Any:
     kind, key, value = op
+    if kind == "empty":
+        return models.IsEmptyCondition(is_empty=models.PayloadField(key=key))
     if kind == "any":
         return models.FieldCondition(key=key, match=models.MatchAny(any=value))
     if kind == "range":
@@ -105,6 +108,9 @@ class ServerStore:
             check_model(info.config.metadata, dense_model, dense_dim)
             check_sparse_scoring(info.config.metadata, collection)
             self.sentence_vectors = sentence_record(info.config.metadata, False)
+            if ACCESS not in (info.payload_schema or {}):  # made before access groups
+                self._client.create_payload_index(collection, ACCESS, models.KeywordIndexParams(
+                    type=models.KeywordIndexType.KEYWORD))
         else:
             self.sentence_vectors = sentence_vectors
             vectors = {DENSE: models.VectorParams(size=dense_dim,
@@ -145,10 +151,11 @@ class ServerStore:
                                 fields={"visibility": SEARCHABLE if searchable else HIDDEN,
                                         **(timeline or {})})
 
-    def set_version_fields(self, *, client_id: str, document_id: str, version_id: str,
+    def set_version_fields(self, *, client_id: str, document_id: str, version_id: str | None,
                            fields: dict[str, Any]) -> None:
         flt = ChunkFilter(client_id=client_id, searchable_only=False,
-                          document_ids=(document_id,), version_ids=(version_id,))
+                          document_ids=(document_id,),
+                          version_ids=(version_id,) if version_id else ())
         self._client.set_payload(self._name, payload=fields, points=_filter(flt), wait=True)
 
     def delete(self, *, client_id: str, document_id: str, version_id: str | None = None) -> None:

@@ -9,10 +9,13 @@ from app.api.schemas import (
     ClientOut,
     DiscoveryState,
     DiscoverySwitch,
+    KeyIssued,
+    KeyRequest,
     MetadataCatalog,
     MetadataKey,
     error_responses,
 )
+from app.domain.access import parse_groups
 from app.registry import clients as clients_registry
 from app.registry import discovery
 
@@ -57,3 +60,19 @@ def metadata_catalog(session: SessionDep, client: ClientDep) -> MetadataCatalog:
     keys = [MetadataKey(key=k, type=t, count=n)
             for k, t, n in discovery.key_catalog(session, client_id=client.id)]
     return MetadataCatalog(**state.model_dump(), keys=keys)
+
+
+@router.post("/clients/me/keys", response_model=KeyIssued, status_code=201,
+             responses=error_responses(401, 403, 422, 500))
+def issue_key(body: KeyRequest, session: SessionDep, client: ClientDep) -> KeyIssued:
+    """Issue another key of this client, by an admin key (one without groups: a key with
+    groups is refused at the door): ``groups`` makes it see only unrestricted documents and
+    those sharing one of them; ``delegate`` lets it narrow a request to the groups of the
+    person it serves (X-Evidence-Groups). The key is shown once."""
+    groups = parse_groups(body.groups, what="groups") if body.groups is not None else None
+    key = clients_registry.issue_key(session, client_id=client.id, groups=groups,
+                                     may_delegate=body.delegate)
+    session.commit()
+    return KeyIssued(key=key, groups=list(groups) if groups is not None else None,
+                     delegate=body.delegate)
+

@@ -11,6 +11,7 @@ from app.api.deps import ClientDep, DocumentDep, PublishingClientDep, RuntimeDep
 from app.api.presenter import document_out, job_out
 from app.api.schemas import (
     ChangesOut,
+    DocumentChange,
     DocumentKind,
     DocumentList,
     DocumentOut,
@@ -19,12 +20,14 @@ from app.api.schemas import (
     VersionState,
     error_responses,
 )
+from app.documents.access import relabel
 from app.documents.uploads import (
     MAX_PATH_CHARS,
     MAX_SOURCE_CHARS,
     accept_upload,
     parse_metadata_field,
 )
+from app.domain.access import MAX_GROUPS, parse_groups
 from app.domain.errors import PayloadTooLarge
 from app.domain.formats import SUPPORTED
 from app.registry import documents as docs_registry
@@ -38,6 +41,7 @@ UPLOAD_FORMATS = "The file; by extension: " + ", ".join(sorted(SUPPORTED))
 DOCUMENT_ID_PATTERN = f"^({DOCUMENT_ID_RE.pattern})?$"  # empty: no id, as if absent
 MAX_LIST_OFFSET = 10_000_000  # far past any listing, well inside the registry's integers
 MAX_LIST_FILTERS = 100  # values per filter
+MAX_ACCESS_CHARS = MAX_GROUPS * 65
 
 
 @router.post("/documents", status_code=202, response_model=UploadAccepted,
@@ -56,6 +60,12 @@ def upload_document(
     source: Annotated[str | None, Form(json_schema_extra={"maxLength": MAX_SOURCE_CHARS})]
     = None,
     path: Annotated[str | None, Form(json_schema_extra={"maxLength": MAX_PATH_CHARS})] = None,
+    access: Annotated[str | None, Form(
+        description="Its access groups, comma-separated (a new version of a document "
+                    "relabels every version): only keys holding one of them, and admin keys, "
+                    "see it; absent: a new document is seen by every key of the client, an "
+                    "existing one keeps its groups",
+        json_schema_extra={"maxLength": MAX_ACCESS_CHARS})] = None,
 ) -> UploadAccepted:
     """Queue a new version of a document (a new document unless ``document_id`` names one)."""
     limit = runtime.settings.ingest.max_upload_bytes
@@ -66,6 +76,7 @@ def upload_document(
                               details={"limit_bytes": limit})
     limits = runtime.settings.limits.metadata()
     custom = parse_metadata_field(metadata, limits)
+    groups = parse_groups(access) if access is not None else None
     # Parallel uploads of one document (one id, or one file name without an id) take turns,
     # so each gets its own version or name, no gaps; a race the turns cannot see (two names
     # with one readable id) registers again (commit_with_retry).
@@ -74,13 +85,28 @@ def upload_document(
         upload = commit_with_retry(session, lambda: accept_upload(
             session, settings=runtime.settings.ingest, limits=limits, client_id=client.id,
             filename=filename, content=content, document_id=document_id or None,
-            custom=custom, source=source, path=path), what="this upload")
+            custom=custom, source=source, path=path, access=client.access, groups=groups),
+            what="this upload")
+        if groups is not None:
+            relabel(session, runtime.store, upload.document, groups, client.access)
+            session.commit()
     wake = getattr(request.app.state, "wake_worker", None)
     if wake is not None:
         wake()
     return UploadAccepted(document_id=upload.document.document_id,
                           version_id=upload.version.version_id, job_id=upload.job.id,
                           status=upload.job.status, deduplicated=upload.deduplicated)
+
+
+@router.patch("/documents/{document_id}", response_model=DocumentOut,
+               responses=error_responses(401, 403, 404, 409, 422, 500))
+def change_document(body: DocumentChange, runtime: RuntimeDep, session: SessionDep,
+                    client: PublishingClientDep, document: DocumentDep) -> DocumentOut:
+    """Change a document's access groups: every version's chunks are relabelled before the
+    answer, its e-mail attachments with it. A key with groups gives only groups it holds."""
+    relabel(session, runtime.store, document, parse_groups(body.access), client.access)
+    session.commit()
+    return document_out(*docs_registry.document_detail(session, document, client.access))
 
 
 @router.get("/documents", response_model=DocumentList,
@@ -101,15 +127,15 @@ def list_documents(
     """The client's documents, readable: name, title, state, the latest failure's reason."""
     rows, total = docs_registry.list_documents(
         session, client_id=client.id, offset=offset, limit=limit, kinds=kind, sources=source,
-        states=state, sort=sort, descending=order == "desc")
+        states=state, sort=sort, descending=order == "desc", access=client.access)
     return DocumentList(documents=[document_out(d) for d in rows], total=total, offset=offset,
                         limit=limit)
 
 
 @router.get("/documents/{document_id}", response_model=DocumentOut,
              responses=error_responses(401, 404, 422, 500))
-def get_document(session: SessionDep, document: DocumentDep) -> DocumentOut:
-    return document_out(*docs_registry.document_detail(session, document))
+def get_document(session: SessionDep, client: ClientDep, document: DocumentDep) -> DocumentOut:
+    return document_out(*docs_registry.document_detail(session, document, client.access))
 
 
 @router.delete("/documents/{document_id}", status_code=204,
@@ -133,7 +159,7 @@ def delete_document(runtime: RuntimeDep, session: SessionDep, client: Publishing
              responses=error_responses(401, 404, 422, 500))
 def get_job(job_id: str, session: SessionDep, client: ClientDep) -> JobOut:
     return job_out(*jobs_registry.job_with_version(session, client_id=client.id,
-                                                   job_id=job_id))
+                                                   job_id=job_id, access=client.access))
 
 
 VERSION_ID_PATTERN = "^v[0-9]{1,9}$"

@@ -50,7 +50,8 @@ def search_limiter(app: FastAPI) -> anyio.CapacityLimiter:
 def _search(body: SearchRequest, runtime: Runtime, client: Caller,
             service: SearchService) -> Response:
     with runtime.sessions() as session:
-        answer = service.answer(session, client_id=client.id, query=search_query(body))
+        answer = service.answer(session, client_id=client.id, query=search_query(body),
+                                access=client.access)
     metrics.observe_search(answer.scope, answer.fusion, answer.timings, answer.degradations)
     log.info("search", extra={"fields": {
         "client_id": client.id, "scope": answer.scope, "alpha": answer.alpha,
