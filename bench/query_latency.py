@@ -10,6 +10,10 @@ top 100, client filter, the payload fields the service asks for), and the whole 
 (the search service and the answer's presenter: embed, the client's BM25 statistics, lanes,
 floors, fusion, grouping, evidence, registry lookups, the response model) for
 alpha 0.5, limit 10, no rerank.
+
+``--groups N`` (issue 48): a third of the documents carry one access group of seven, and the
+service path is timed again, interleaved, for a key holding N of them (the groups' condition
+inside every engine query); the ratio to the admin key's p50 is printed.
 """
 
 from __future__ import annotations
@@ -79,9 +83,13 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--base", type=int, default=2000)
     parser.add_argument("--models", type=Path, default=Path("models"))
+    parser.add_argument("--groups", type=int, default=0,
+                        help="also time a key holding this many access groups")
     args = parser.parse_args()
+    from dataclasses import replace
 
     from app.api.presenter import evidence_result
+    from app.domain.access import Access
     from app.registry.database import transaction
     from app.search.lanes import LANE_FIELDS
     from app.search.pipeline import SearchEngine
@@ -102,12 +110,18 @@ def main() -> None:
             t0 = time.perf_counter()
             register_versions(runtime, client_id, size)
             register_bm25(runtime, client_id, corpus.points(client_id, size))
-            upsert_all(runtime.store, corpus.points(client_id, size))
+            points = corpus.points(client_id, size)
+            if args.groups:  # a third of the documents in one group of seven each
+                points = [replace(p, payload={**p.payload, "access": [
+                    f"g{int(p.payload['document_id'][1:]) % 7}"]})
+                    if int(p.payload["document_id"][1:]) % 3 == 0 else p for p in points]
+            upsert_all(runtime.store, points)
+            key = Access(tuple(f"g{i}" for i in range(args.groups)))
             print(f"\n{size:,} chunks indexed in {time.perf_counter() - t0:.0f} s")
             service = SearchService(SearchEngine(runtime.store, models,
                                                  runtime.settings.search), 0.5)
             flt = ChunkFilter(client_id=client_id)
-            embed_ms, engine_ms, service_ms = [], [], []
+            embed_ms, engine_ms, service_ms, grouped_ms = [], [], [], []
             for q in queries * 2:  # the first pass warms caches; only the second is kept
                 t0 = time.perf_counter()
                 vec = models.dense.embed_query(q)
@@ -120,6 +134,11 @@ def main() -> None:
                     evidence_result(service.answer(s, client_id=client_id, query=SearchQuery(
                         query=q, alpha=0.5, limit=10)), explain=False)
                 t3 = time.perf_counter()
+                if args.groups:
+                    with transaction(runtime.sessions) as s:
+                        evidence_result(service.answer(s, client_id=client_id, query=SearchQuery(
+                            query=q, alpha=0.5, limit=10), access=key), explain=False)
+                    grouped_ms.append((time.perf_counter() - t3) * 1000)
                 embed_ms.append((t1 - t0) * 1000)
                 engine_ms.append((t2 - t1) * 1000)
                 service_ms.append((t3 - t2) * 1000)
@@ -130,6 +149,11 @@ def main() -> None:
                                   ("service search  ", service_ms)):
                 print(f"{label} p50 {pct(values, 50):7.1f} ms  p95 {pct(values, 95):7.1f}")
             print(f"service p50 / (embed p50 + engine p50) = {pct(service_ms, 50) / base:.2f}")
+            if args.groups:
+                grouped_ms = grouped_ms[keep:]
+                print(f"{args.groups}-group key     p50 {pct(grouped_ms, 50):7.1f} ms  p95 "
+                      f"{pct(grouped_ms, 95):7.1f}; / admin key p50 = "
+                      f"{pct(grouped_ms, 50) / pct(service_ms, 50):.2f}")
             runtime.close()
 
 

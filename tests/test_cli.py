@@ -138,3 +138,35 @@ def test_store_export_import_and_registry_copy_move_an_index(
     assert [r["document_version"] for r in after] == [r["document_version"] for r in before]
     missing = runner.invoke(app, ["store", "import", str(env / "nothing")])
     assert missing.exit_code == 2  # typer: the folder does not exist
+
+
+def test_ingest_with_access_groups_and_a_key_with_groups_sees_only_them(env: Path) -> None:
+    """Issue 48 from the CLI, in-process: `ingest --access`, `clients key --groups`; the
+    in-process search filters by the key's groups, and the in-process document views, which
+    do not yet, refuse a key with groups rather than show everything."""
+    import re
+
+    folder = env / "docs"
+    folder.mkdir()
+    (folder / "merger.md").write_text("# Merger\n\nThe merger closes in March.\n")
+    runner = CliRunner()
+    done = runner.invoke(app, ["ingest", str(folder), "--access", "Legal"])
+    assert done.exit_code == 0 and "published 1" in done.output, done.output
+    bad = runner.invoke(app, ["ingest", str(folder), "--access", "legal team"])
+    assert bad.exit_code == 1 and "ACCESS_GROUP_INVALID" in bad.output, bad.output
+
+    def key(groups: str) -> str:
+        made = runner.invoke(app, ["clients", "key", "default", "--groups", groups])
+        assert made.exit_code == 0, made.output
+        return re.search(r"evs_[A-Za-z0-9_-]+", made.output).group(0)  # type: ignore[union-attr]
+
+    def found(api_key: str) -> list[str]:
+        out = runner.invoke(app, ["search", "when does the merger close", "--json",
+                                  "--api-key", api_key])
+        assert out.exit_code == 0, out.output
+        return [r["document_version"]["document_id"] for r in json.loads(out.output)["results"]]
+    assert found(key("legal")) == ["merger.md"]
+    finance = key("finance")
+    assert found(finance) == []
+    listed = runner.invoke(app, ["documents", "list", "--api-key", finance])
+    assert listed.exit_code == 1 and "ACCESS_GROUPS_NOT_SUPPORTED" in listed.output

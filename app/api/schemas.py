@@ -861,7 +861,11 @@ class ClientOut(BaseModel):
     id: str
     name: str
     publication_authority: str
-    metadata_discovery: DiscoveryState
+    metadata_discovery: DiscoveryState | None = Field(description=(
+        "null for a key with access groups: its counts are the whole client's"))
+    access_groups: list[str] | None = Field(None, description=(
+        "The groups this request runs with (the key's, narrowed by X-Evidence-Groups); null: "
+        "an admin key, every document of the client"))
 
 
 class DiscoverySwitch(BaseModel):

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from app.cli.search_answers import indented
 from app.cli.server_api import resolve_key, running_server, server_call, server_url
+from app.domain.errors import Forbidden
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -34,7 +35,12 @@ def _registry(settings: Settings, api_key: str | None) -> Iterator[tuple[Session
     engine, sessions = open_registry(settings)
     try:
         with transaction(sessions) as session:
-            yield session, reg.caller_for_key(session, secret=key).id
+            caller = reg.caller_for_key(session, secret=key)
+            if caller.access.restricted:  # these views read the registry without groups
+                raise Forbidden("a key with access groups reads documents through a running "
+                                "server (`evidence serve`), which filters by its groups",
+                                code="ACCESS_GROUPS_NOT_SUPPORTED")
+            yield session, caller.id
     finally:
         engine.dispose()
 

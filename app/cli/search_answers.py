@@ -114,7 +114,8 @@ def search_in_process(settings: Settings, body: dict[str, Any], api_key: str | N
     request = parsed_body(SearchRequest, body)
     alpha = request.alpha if request.alpha is not None else settings.search.hybrid_alpha
     with in_process_service(settings, api_key, with_dense=alpha > 0) as (s, client, service):
-        answer = service.answer(s, client_id=client.id, query=search_query(request))
+        answer = service.answer(s, client_id=client.id, query=search_query(request),
+                                access=client.access)
     return evidence_result(answer, explain=request.explain).model_dump(mode="json")
 
 

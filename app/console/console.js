@@ -91,7 +91,7 @@ function filtersFromForm() {
 async function loadFilterKeys(me) {
   const list = clear($("filter-keys"));
   for (const k of ["document_id", "version_id", "kind", "source"]) list.append(el("option", { value: k }));
-  if (!me || me.metadata_discovery.state !== "ready") return;
+  if (!me || !me.metadata_discovery || me.metadata_discovery.state !== "ready") return;
   try {
     const catalog = await call("GET", "/clients/me/metadata");
     for (const k of catalog.keys) list.append(el("option", { value: k.key }));

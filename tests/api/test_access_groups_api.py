@@ -53,6 +53,11 @@ def _key(svc: Service, groups: tuple[str, ...] | None, delegate: bool = False) -
         return reg.issue_key(s, client_id=client.id, groups=groups, may_delegate=delegate)
 
 
+def _found(svc: Service, key: str) -> list[str]:
+    return [r["document_version"]["document_id"]
+            for r in svc.search(key, query=COMMON).json()["results"]]
+
+
 def _sees(key_groups: tuple[str, ...] | None, doc_groups: tuple[str, ...]) -> bool:
     return key_groups is None or not doc_groups or bool(set(doc_groups) & set(key_groups))
 
@@ -122,13 +127,12 @@ def test_a_relabelled_document_moves_at_once_and_a_key_labels_only_with_its_grou
         svc: Service) -> None:
     legal, finance = _key(svc, ("legal",)), _key(svc, ("finance",))
     svc.ingest("a.txt", f"{COMMON} the merger agreement", document_id="a", access="legal")
-    assert [r["document_version"]["document_id"] for r in svc.search(legal, query=COMMON).json()["results"]] == ["a"]
+    assert _found(svc, legal) == ["a"]
     assert svc.search(finance, query=COMMON).json()["results"] == []
     moved = svc.http.patch("/documents/a", json={"access": ["finance"]}, headers=svc.auth())
     assert moved.status_code == 200 and moved.json()["access"] == ["finance"]
     assert svc.search(legal, query=COMMON).json()["results"] == []
-    assert [r["document_version"]["document_id"] for r in svc.search(finance, query=COMMON).json()["results"]] \
-        == ["a"]
+    assert _found(svc, finance) == ["a"]
     refused = svc.http.patch("/documents/a", json={"access": ["legal"]},
                              headers=svc.auth(finance))
     assert (refused.status_code, refused.json()["error"]["code"]) == (
@@ -137,8 +141,7 @@ def test_a_relabelled_document_moves_at_once_and_a_key_labels_only_with_its_grou
     assert hidden.status_code == 404  # it cannot see it, so it cannot change it
     opened = svc.http.patch("/documents/a", json={"access": []}, headers=svc.auth(finance))
     assert opened.status_code == 200 and opened.json()["access"] == []
-    assert [r["document_version"]["document_id"] for r in svc.search(legal, query=COMMON).json()["results"]] \
-        == ["a"]
+    assert _found(svc, legal) == ["a"]
     # a new version that names no groups keeps the document's; one that names them relabels
     svc.ingest("a.txt", f"{COMMON} the merger agreement, signed", document_id="a",
                access="hr")
@@ -173,8 +176,9 @@ def test_delegated_groups_narrow_and_a_key_that_may_not_delegate_is_refused(
         headers = {**svc.auth(key), **({"X-Evidence-Groups": header}
                                        if header is not None else {})}
         r = svc.http.post("/search", json={"query": COMMON}, headers=headers)
-        return {row["document_version"]["document_id"] for row in r.json()["results"]} if r.status_code == 200 \
-            else r.status_code
+        if r.status_code != 200:
+            return r.status_code
+        return {row["document_version"]["document_id"] for row in r.json()["results"]}
     assert seen(front_end, None) == {"l", "f", "o"}
     assert seen(front_end, "legal") == {"l", "o"}
     assert seen(front_end, "legal,hr") == {"l", "o"}  # hr is not the key's: never widened
@@ -214,6 +218,15 @@ def test_search_features_that_read_the_registry_unfiltered_refuse_a_key_with_gro
     assert (r.status_code, r.json()["error"]["code"]) == (403, "ACCESS_GROUPS_NOT_SUPPORTED")
 
 
+def test_who_am_i_says_a_keys_groups_and_no_client_wide_counts(svc: Service) -> None:
+    delegating = _key(svc, ("legal", "hr"), delegate=True)
+    me = svc.http.get("/clients/me", headers={**svc.auth(delegating),
+                                              "X-Evidence-Groups": "hr"}).json()
+    assert me["access_groups"] == ["hr"] and me["metadata_discovery"] is None
+    admin = svc.http.get("/clients/me", headers=svc.auth()).json()
+    assert admin["access_groups"] is None and admin["metadata_discovery"]["state"] == "disabled"
+
+
 def test_keys_with_groups_are_issued_by_an_admin_key(svc: Service) -> None:
     r = svc.http.post("/clients/me/keys", json={"groups": ["Legal", "hr"], "delegate": True},
                       headers=svc.auth())
@@ -225,3 +238,34 @@ def test_keys_with_groups_are_issued_by_an_admin_key(svc: Service) -> None:
     assert too_many.status_code == 422
     bad = svc.upload("x.txt", "text", access="a" * 65)
     assert (bad.status_code, bad.json()["error"]["code"]) == (422, "ACCESS_GROUP_INVALID")
+
+
+def test_an_emails_attachments_take_its_groups_and_follow_its_relabelling(
+        svc: Service) -> None:
+    from tests.factories import eml_bytes
+
+    legal, finance = _key(svc, ("legal",)), _key(svc, ("finance",))
+    mail = eml_bytes("Settlement", f"{COMMON} draft attached.",
+                     attachments=[("draft.txt", f"{COMMON} settlement draft".encode())])
+    svc.ingest("mail.eml", mail, document_id="mail", access="legal")
+    for _ in range(2):  # the attachment's own job
+        svc.worker.drain()
+
+    def listed(key: str) -> set[str]:
+        return {d["document_id"] for d in svc.http.get(
+            "/documents", headers=svc.auth(key)).json()["documents"]}
+    attachment = next(d for d in listed(svc.key) if d != "mail")
+    assert listed(legal) == {"mail", attachment} and listed(finance) == set()
+    assert svc.http.get(f"/documents/{attachment}", headers=svc.auth()).json()["access"] \
+        == ["legal"]
+    refused = svc.http.patch(f"/documents/{attachment}", json={"access": []},
+                             headers=svc.auth())
+    assert (refused.status_code, refused.json()["error"]["code"]) == (
+        409, "ACCESS_FOLLOWS_MESSAGE")
+    assert svc.http.patch("/documents/mail", json={"access": ["finance"]},
+                          headers=svc.auth()).status_code == 200
+    assert listed(finance) == {"mail", attachment} and listed(legal) == set()
+    found = {r["document_version"]["document_id"]
+             for r in svc.search(finance, query=COMMON).json()["results"]}
+    assert found == {"mail", attachment}
+    assert svc.search(legal, query=COMMON).json()["results"] == []

@@ -31,10 +31,12 @@ def _state(session: SessionDep, client_id: str) -> DiscoveryState:
 @router.get("/clients/me", response_model=ClientOut,
              responses=error_responses(401, 422, 500))
 def get_my_client(session: SessionDep, client: ClientDep) -> ClientOut:
+    groups = client.access.groups
     return ClientOut(id=client.id, name=client.name,
                      publication_authority=clients_registry.authority_status(
                          session, client_id=client.id),
-                     metadata_discovery=_state(session, client.id))
+                     metadata_discovery=_state(session, client.id) if groups is None else None,
+                     access_groups=list(groups) if groups is not None else None)
 
 
 @router.post("/clients/me/metadata/discovery", response_model=DiscoveryState,
