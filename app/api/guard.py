@@ -154,12 +154,16 @@ class Gate:
 
 
 # What a caller with access groups may call (issue 48): the doors that filter by its groups.
-# Every other door answers 403 ACCESS_GROUPS_NOT_SUPPORTED, never an answer built from
-# documents it may not see; a door joins this list with the tests that show it filters.
+# Every other door — an admin key's: judgments and calibration set the client's defaults, the
+# metadata catalogue counts everything, keys are issued — answers 403
+# ACCESS_GROUPS_NOT_SUPPORTED, never an answer built from documents it may not see; a new door
+# joins this list with the tests that show it filters (tests/api/test_access_groups_api.py).
 GROUP_DOORS = tuple((door.split(" ")[0], re.compile(door.split(" ")[1])) for door in (
     "POST /documents", "GET /documents", "GET /documents/[^/]+", "PATCH /documents/[^/]+",
     "DELETE /documents/[^/]+", "GET /documents/[^/]+/changes", "GET /jobs/[^/]+",
-    "POST /search", "GET /clients/me"))
+    "POST /search", "GET /clients/me", "GET /entities", "GET /entities/.+/documents",
+    "GET /threads/[^/]+", "POST /watches", "GET /watches", "GET /watches/[^/]+",
+    "DELETE /watches/[^/]+", "GET /watches/[^/]+/matches"))
 
 
 def with_access(caller: clients_registry.Caller, groups_header: str | None, method: str,
@@ -172,4 +176,5 @@ def with_access(caller: clients_registry.Caller, groups_header: str | None, meth
                                       for m, p in GROUP_DOORS):
         raise Forbidden(f"{method} {path[:200]} does not filter by access groups yet: call it "
                         "with a key without groups", code="ACCESS_GROUPS_NOT_SUPPORTED")
-    return replace(caller, access=Access(groups))
+    return replace(caller, access=Access(groups), narrowed=groups if groups_header is not None
+                   else None)

@@ -69,6 +69,8 @@ class Caller:
     # X-Evidence-Groups where it may delegate (app/domain/access.py); None: everything
     access: Access = Access()
     may_delegate: bool = False
+    key_id: str | None = None  # the key's row (a watch remembers the key that made it)
+    narrowed: tuple[str, ...] | None = None  # the groups X-Evidence-Groups asked for, if sent
 
 
 def caller_for_key(session: Session, *, secret: str | None) -> Caller:
@@ -78,8 +80,8 @@ def caller_for_key(session: Session, *, secret: str | None) -> Caller:
         raise Unauthorized("an API key is required: send 'Authorization: Bearer <key>' "
                            "or 'X-API-Key: <key>'", code="API_KEY_MISSING")
     row = session.execute(
-        select(ApiKey.revoked_at, ApiKey.groups, ApiKey.may_delegate, Client.id, Client.name,
-               PublicationAuthority.status)
+        select(ApiKey.id.label("key_id"), ApiKey.revoked_at, ApiKey.groups,
+               ApiKey.may_delegate, Client.id, Client.name, PublicationAuthority.status)
         .join(Client, Client.id == ApiKey.client_id)
         .outerjoin(PublicationAuthority, PublicationAuthority.client_id == Client.id)
         .where(ApiKey.key_hash == hash_key(secret))).one_or_none()
@@ -89,7 +91,20 @@ def caller_for_key(session: Session, *, secret: str | None) -> Caller:
         raise Unauthorized("the API key was revoked", code="API_KEY_REVOKED")
     return Caller(id=row.id, name=row.name, authority=row.status or "revoked",
                   access=Access(tuple(row.groups) if row.groups is not None else None),
-                  may_delegate=bool(row.may_delegate))
+                  may_delegate=bool(row.may_delegate), key_id=row.key_id)
+
+
+def key_access(session: Session, *, key_id: str, narrowed: list[str] | None) -> Access | None:
+    """What a key may see now, narrowed as a delegated request was (a watch runs as the key
+    that made it); None where the key is revoked or gone: it sees nothing any more."""
+    row = session.execute(select(ApiKey.groups, ApiKey.revoked_at)
+                          .where(ApiKey.id == key_id)).one_or_none()
+    if row is None or row.revoked_at is not None:
+        return None
+    held = tuple(row.groups) if row.groups is not None else None
+    if narrowed is None:
+        return Access(held)
+    return Access(tuple(g for g in narrowed if held is None or g in held))
 
 
 def get_client(session: Session, *, name: str) -> Client:

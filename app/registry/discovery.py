@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from sqlalchemy import delete, func, insert, or_, select
 from sqlalchemy.orm import Session
 
+from app.domain.access import Access
 from app.domain.leaves import Leaf, folded_value, leaves_of
-from app.registry.documents import where_version_keys
+from app.registry.documents import visible_clause, where_version_keys
 from app.registry.tables import Document, DocumentVersion, MetadataDiscovery, MetadataLeaf, utcnow
 
 
@@ -92,12 +93,17 @@ def catch_up(session: Session, *, limit: int = 200) -> int:
     return len(rows)
 
 
-def key_catalog(session: Session, *, client_id: str) -> list[tuple[str, str, int]]:
-    """(key, type, leaf count) of every discovered key, by key."""
-    rows = session.execute(
-        select(MetadataLeaf.key, MetadataLeaf.type, func.count())
-        .where(MetadataLeaf.client_id == client_id)
-        .group_by(MetadataLeaf.key, MetadataLeaf.type).order_by(MetadataLeaf.key))
+def key_catalog(session: Session, *, client_id: str, access: Access = Access()
+                ) -> list[tuple[str, str, int]]:
+    """(key, type, leaf count) of every discovered key, by key; of the documents ``access``
+    may see (a key only hidden documents hold is not named)."""
+    stmt = (select(MetadataLeaf.key, MetadataLeaf.type, func.count())
+            .where(MetadataLeaf.client_id == client_id))
+    if (visible := visible_clause(access)) is not None:
+        stmt = (stmt.join(DocumentVersion, MetadataLeaf.version_pk == DocumentVersion.id)
+                .join(Document, DocumentVersion.document_pk == Document.id).where(visible))
+    rows = session.execute(stmt.group_by(MetadataLeaf.key, MetadataLeaf.type)
+                           .order_by(MetadataLeaf.key))
     return [(k, t, int(n)) for k, t, n in rows]
 
 
@@ -109,20 +115,22 @@ class LeafRow:
 
 
 def candidate_leaves(session: Session, *, client_id: str, words: list[str],
-                     exact: list[str]) -> list[LeafRow]:
-    """Leaves of published versions whose folded value holds one of ``words`` or equals one
-    of ``exact`` (numbers and whole-query forms)."""
+                     exact: list[str], access: Access = Access()) -> list[LeafRow]:
+    """Leaves of published versions ``access`` may see whose folded value holds one of
+    ``words`` or equals one of ``exact`` (numbers and whole-query forms)."""
     conditions = [MetadataLeaf.value_folded.contains(w, autoescape=True) for w in words]
     conditions += [MetadataLeaf.value_folded == e for e in exact]
     if not conditions:
         return []
-    rows = session.execute(
-        select(Document.document_id, DocumentVersion.version_id, MetadataLeaf.key,
-               MetadataLeaf.type, MetadataLeaf.value)
-        .join(DocumentVersion, MetadataLeaf.version_pk == DocumentVersion.id)
-        .join(Document, DocumentVersion.document_pk == Document.id)
-        .where(MetadataLeaf.client_id == client_id, DocumentVersion.state == "published",
-               or_(*conditions)))
+    stmt = (select(Document.document_id, DocumentVersion.version_id, MetadataLeaf.key,
+                   MetadataLeaf.type, MetadataLeaf.value)
+            .join(DocumentVersion, MetadataLeaf.version_pk == DocumentVersion.id)
+            .join(Document, DocumentVersion.document_pk == Document.id)
+            .where(MetadataLeaf.client_id == client_id, DocumentVersion.state == "published",
+                   or_(*conditions)))
+    if (visible := visible_clause(access)) is not None:
+        stmt = stmt.where(visible)
+    rows = session.execute(stmt)
     return [LeafRow(d, v, Leaf(k, t, val)) for d, v, k, t, val in rows]
 
 

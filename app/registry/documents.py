@@ -522,13 +522,16 @@ def facet_rows(session: Session, *, client_id: str, keys: Collection[VersionKey]
             for d, v, kind, source, meta, ents in session.execute(stmt) if (d, v) in wanted]
 
 
-def current_versions(stmt: Select, *, client_id: str) -> Select:
+def current_versions(stmt: Select, *, client_id: str, access: Access = Access()) -> Select:
     """A statement over documents joined to their current, published versions, narrowed to the
-    client's: what entity pages, threads and duplicates read."""
-    return (stmt.join(DocumentVersion, and_(
+    client's (and to those ``access`` may see): what entity pages, threads and duplicates
+    read."""
+    stmt = (stmt.join(DocumentVersion, and_(
         DocumentVersion.document_pk == Document.id,
         DocumentVersion.version_id == Document.current_version_id))
         .where(Document.client_id == client_id, DocumentVersion.state == "published"))
+    visible = visible_clause(access)
+    return stmt if visible is None else stmt.where(visible)
 
 
 def text_hashes(session: Session, *, client_id: str, keys: Collection[VersionKey]
@@ -564,12 +567,14 @@ def exact_duplicates(session: Session, *, client_id: str, keys: Collection[Versi
             for key, digest in hashes.items()}
 
 
-def current_entity_rows(session: Session, *, client_id: str) -> Iterator[VersionEntities]:
-    """The client's current published versions with their entities (entity pages), streamed."""
+def current_entity_rows(session: Session, *, client_id: str, access: Access = Access()
+                        ) -> Iterator[VersionEntities]:
+    """The client's current published versions ``access`` may see with their entities
+    (entity pages), streamed."""
     stmt = (current_versions(
         select(Document.document_id, DocumentVersion.version_id, DocumentVersion.filename,
                DocumentVersion.canonical_metadata, DocumentVersion.entities,
-               DocumentVersion.entity_mentions), client_id=client_id)
+               DocumentVersion.entity_mentions), client_id=client_id, access=access)
         .where(DocumentVersion.entities.is_not(None))
         .order_by(Document.id).execution_options(yield_per=500))
     for document_id, version_id, filename, meta, entities, mentions in session.execute(stmt):

@@ -269,6 +269,11 @@ class Watch(Base):
     secret: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     match_count: Mapped[int] = mapped_column(Integer, default=0)  # ever recorded
+    # The key that made it (api_keys.id): the watch sees what that key may see when it runs
+    # (its groups then; nothing once it is revoked). None: made before access groups.
+    key_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    # the groups X-Evidence-Groups narrowed its maker to (None: not narrowed)
+    narrowed: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
 
 
 class WatchEvent(Base):

@@ -25,6 +25,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.domain.access import Access
 from app.domain.errors import NotFound
 from app.domain.subjects import answers_or_forwards, own_thread
 from app.registry.documents import current_versions
@@ -38,13 +39,15 @@ SCAN_LIMIT = 20_000  # current e-mail versions read per lookup, newest first
 MailRow = tuple[int, str, str, dict[str, Any]]  # version pk, document id, version id, document
 
 
-def _mail(session: Session, client_id: str, subject: str | None = None) -> list[MailRow]:
+def _mail(session: Session, client_id: str, subject: str | None = None,
+          access: Access = Access()) -> list[MailRow]:
     """The client's current e-mail versions (of this thread subject: compared by the
     database, JSON path on SQLite and PostgreSQL alike), newest first: (version pk, document
     id, version id, canonical metadata's document group)."""
     stmt = (current_versions(select(DocumentVersion.id, Document.document_id,
                                     DocumentVersion.version_id,
-                                    DocumentVersion.canonical_metadata), client_id=client_id)
+                                    DocumentVersion.canonical_metadata), client_id=client_id,
+                             access=access)
             .where(Document.kind.in_(MAIL_KINDS))
             .order_by(DocumentVersion.id.desc()).limit(SCAN_LIMIT)
             .execution_options(yield_per=500))
@@ -144,11 +147,14 @@ def rethread(session: Session, *, client_id: str, subject: str) -> list[Rethread
     return changed
 
 
-def thread_messages(session: Session, *, client_id: str, thread_id: str) -> list[dict[str, Any]]:
-    """The thread's messages in date order (undated last), each with the document id of the
-    message it answers where that message is here; 404 when the client has none of it."""
+def thread_messages(session: Session, *, client_id: str, thread_id: str,
+                    access: Access = Access()) -> list[dict[str, Any]]:
+    """The thread's messages ``access`` may see in date order (undated last), each with the
+    document id of the message it answers where that message is here (and visible); 404 when
+    the caller has none of it."""
     found = [(document_id, version_id, document)
-             for _pk, document_id, version_id, document in _mail(session, client_id)
+             for _pk, document_id, version_id, document in _mail(session, client_id,
+                                                                  access=access)
              if document.get("thread_id") == thread_id]
     if not found:
         raise NotFound(f"no thread {thread_id!r}", code="THREAD_NOT_FOUND")
@@ -163,12 +169,14 @@ def thread_messages(session: Session, *, client_id: str, thread_id: str) -> list
             for position, (document_id, version_id, document) in enumerate(found, start=1)]
 
 
-def thread_sizes(session: Session, *, client_id: str, thread_ids: set[str]) -> dict[str, int]:
-    """{thread id: how many of the client's current messages it holds}."""
+def thread_sizes(session: Session, *, client_id: str, thread_ids: set[str],
+                 access: Access = Access()) -> dict[str, int]:
+    """{thread id: how many of the client's current messages it holds that ``access`` may
+    see}."""
     sizes: dict[str, int] = {}
     if not thread_ids:
         return sizes
-    for _pk, _document_id, _version_id, document in _mail(session, client_id):
+    for _pk, _document_id, _version_id, document in _mail(session, client_id, access=access):
         if document.get("thread_id") in thread_ids:
             sizes[document["thread_id"]] = sizes.get(document["thread_id"], 0) + 1
     return sizes

@@ -32,7 +32,8 @@ MAX_EVENT_ATTEMPTS = 3  # an event whose evaluation fails this often is dropped 
 
 
 def create(session: Session, *, client_id: str, request: dict[str, Any], name: str | None,
-           webhook_url: str | None, max_per_client: int) -> Watch:
+           webhook_url: str | None, max_per_client: int, key_id: str | None = None,
+           narrowed: tuple[str, ...] | None = None) -> Watch:
     count = session.scalar(select(func.count()).select_from(Watch)
                            .where(Watch.client_id == client_id)) or 0
     if count >= max_per_client:
@@ -42,27 +43,36 @@ def create(session: Session, *, client_id: str, request: dict[str, Any], name: s
     watch = Watch(watch_id=f"wat_{secrets.token_hex(8)}", client_id=client_id, name=name,
                   request=request, webhook_url=webhook_url,
                   secret=f"whsec_{secrets.token_urlsafe(32)}", created_at=utcnow(),
-                  match_count=0)
+                  match_count=0, key_id=key_id,
+                  narrowed=list(narrowed) if narrowed is not None else None)
     session.add(watch)
     session.flush()
     return watch
 
 
-def get(session: Session, *, client_id: str, watch_id: str) -> Watch:
-    watch = session.scalar(select(Watch).where(Watch.client_id == client_id,
-                                               Watch.watch_id == watch_id))
+def get(session: Session, *, client_id: str, watch_id: str, key_id: str | None = None
+        ) -> Watch:
+    """The client's watch (``key_id``: only one that key made — a key with access groups
+    sees its own watches; 404 for any other, as for none)."""
+    stmt = select(Watch).where(Watch.client_id == client_id, Watch.watch_id == watch_id)
+    if key_id is not None:
+        stmt = stmt.where(Watch.key_id == key_id)
+    watch = session.scalar(stmt)
     if watch is None:
         raise NotFound(f"no watch {watch_id!r}", code="WATCH_NOT_FOUND")
     return watch
 
 
-def listing(session: Session, *, client_id: str) -> list[Watch]:
-    return list(session.scalars(select(Watch).where(Watch.client_id == client_id)
-                                .order_by(Watch.id)))
+def listing(session: Session, *, client_id: str, key_id: str | None = None) -> list[Watch]:
+    stmt = select(Watch).where(Watch.client_id == client_id)
+    if key_id is not None:
+        stmt = stmt.where(Watch.key_id == key_id)
+    return list(session.scalars(stmt.order_by(Watch.id)))
 
 
-def remove(session: Session, *, client_id: str, watch_id: str) -> None:
-    watch = get(session, client_id=client_id, watch_id=watch_id)
+def remove(session: Session, *, client_id: str, watch_id: str, key_id: str | None = None
+           ) -> None:
+    watch = get(session, client_id=client_id, watch_id=watch_id, key_id=key_id)
     session.execute(delete(WatchMatch).where(WatchMatch.watch_pk == watch.id))
     session.delete(watch)
 

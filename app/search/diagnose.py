@@ -18,8 +18,10 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.domain.access import Access
 from app.domain.leaves import leaves_of
 from app.models.encoders import SparseVec
+from app.registry.documents import visible_clause
 from app.registry.tables import Document, DocumentVersion, IngestionJob
 from app.search.filters import RESERVED, leaf_matches
 from app.search.lanes import LANE_FIELDS
@@ -71,6 +73,7 @@ class SearchContext:
     sparse_vector: SparseVec | None
     lanes: Mapping[str, LaneResult]  # as the search last asked them: floor, depth, fetched
     entity_keys: tuple[str, ...] = ()  # the amounts, days and ids the query names
+    access: Access = Access()  # what the caller may see: a hidden document is NOT_FOUND
 
 
 def diagnose(session: Session, store: VectorStore, ctx: SearchContext,
@@ -105,9 +108,13 @@ def _fmt(x: float) -> str:
 
 def _one(session: Session, store: VectorStore, ctx: SearchContext,
          lane_ranks: Mapping[str, dict[str, int]], document_id: str) -> Diagnosis:
-    document = session.scalar(select(Document).where(Document.client_id == ctx.client_id,
-                                                     Document.document_id == document_id))
-    if document is None:
+    stmt = select(Document).where(Document.client_id == ctx.client_id,
+                                  Document.document_id == document_id)
+    if (visible := visible_clause(ctx.access)) is not None:
+        stmt = stmt.where(visible)
+    document = session.scalar(stmt)
+    if document is None:  # or one the caller may not see: the same words
+
         return Diagnosis(document_id, None, "NOT_FOUND",
                          f"there is no document {document_id!r} for this client")
     versions = list(session.scalars(select(DocumentVersion).where(

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from app.documents.version_changes import ChangedPassage
 from app.domain.access import Access
 from app.domain.entity_values import query_entity_keys
-from app.domain.errors import BadRequest, Conflict, Forbidden
+from app.domain.errors import BadRequest, Conflict
 from app.registry import bm25_stats, discovery
 from app.registry import documents as docs_registry
 from app.registry import judgments as judgments_registry
@@ -140,27 +140,12 @@ def _parse(s: Searching) -> Searching:
                          code="WINDOW_TOO_LARGE",
                          details={"offset": s.query.offset, "limit": s.query.limit,
                                   "max_window": MAX_WINDOW})
-    if s.access.restricted:
-        _refuse_what_groups_cannot_filter(s.query)
     facet_keys = tuple(check_facets(s.query.facets))
     parsed = parse_query(s.query.query) if s.query.syntax else ParsedQuery(s.query.query)
     if not parsed.text:
         raise BadRequest("the query holds nothing to find besides its exclusions (-word); "
                          "add a word to look for", code="INVALID_QUERY")
     return replace(s, parsed=parsed, facet_keys=facet_keys)
-
-
-def _refuse_what_groups_cannot_filter(q: SearchQuery) -> None:
-    """A caller with access groups searches content only, without thread collapse or
-    diagnose, for now: the metadata lane, thread sizes and why-not read the registry without
-    the groups yet. 403, never an answer that counts or names what it may not see."""
-    refused = [name for name, on in (("scope " + q.scope, q.scope != "content"),
-                                     ("collapse thread", q.collapse == "thread"),
-                                     ("diagnose", bool(q.diagnose))) if on]
-    if refused:
-        raise Forbidden(f"{', '.join(refused)} does not filter by access groups yet: search "
-                        "with scope content, or with a key without groups",
-                        code="ACCESS_GROUPS_NOT_SUPPORTED", details={"refused": refused})
 
 
 def _plan(s: Searching) -> Searching:
@@ -173,7 +158,8 @@ def _plan(s: Searching) -> Searching:
     key_types: dict[str, set[str]] = {}
     complete = False
     if any(k not in RESERVED for k in q.filters):  # only metadata filters need types
-        for key, kind, _count in discovery.key_catalog(session, client_id=s.client_id):
+        for key, kind, _count in discovery.key_catalog(session, client_id=s.client_id,
+                                                       access=s.access):
             key_types.setdefault(key, set()).add(kind)
         # superseded versions' leaves are dropped: only current searches know every key
         complete = (q.versions == "current" and q.as_of is None
@@ -209,7 +195,8 @@ def _lanes(s: Searching) -> Searching:
 
 def _metadata(s: Searching) -> Searching:
     assert s.filter is not None
-    hits, unfiltered = metadata_lane(s.session, s.client_id, s.words, s.filter, s.applied)
+    hits, unfiltered = metadata_lane(s.session, s.client_id, s.words, s.filter, s.applied,
+                                     s.access)
     return replace(s, metadata=tuple(hits),
                    unfiltered_metadata=tuple(unfiltered) if unfiltered is not None else None)
 
@@ -326,7 +313,7 @@ def _collapse(s: Searching) -> Searching:
                      session, client_id=client_id, keys=keys)}
     kept = collapse(ranked, thread_of)
     sizes = threads_registry.thread_sizes(session, client_id=client_id, thread_ids={
-        thread_of[k] for k, _ in kept if thread_of.get(k)})
+        thread_of[k] for k, _ in kept if thread_of.get(k)}, access=s.access)
     return replace(s, ranked=tuple(kept), groups={
         k: {"thread": {"thread_id": thread_of[k], "messages": sizes.get(thread_of[k], 1)}}
         for k, _ in kept if thread_of.get(k)})
@@ -396,7 +383,8 @@ def _diagnose(s: Searching) -> Searching:
         applied=dict(s.applied), ranked=[k for k, _ in s.ranked], offset=q.offset,
         window=s.window, dense_vector=outcome.dense_vector if outcome else None,
         sparse_vector=outcome.sparse_vector if outcome else None,
-        lanes={lane.lane: lane for lane in lanes}, entity_keys=s.entity_keys), q.diagnose))
+        lanes={lane.lane: lane for lane in lanes}, entity_keys=s.entity_keys,
+        access=s.access), q.diagnose))
 
 
 def _facets(s: Searching) -> Searching:
@@ -527,13 +515,14 @@ def lane_ranks(kept: Sequence[VersionKey], unfiltered: Sequence[VersionKey] | No
 
 
 def metadata_lane(session: Session, client_id: str, query: str, flt: ChunkFilter,
-                  applied: Mapping[str, list]
+                  applied: Mapping[str, list], access: Access = Access()
                   ) -> tuple[list[MetadataHit], list[VersionKey] | None]:
     """Candidate leaves from the registry, ranked per version (pure), reserved and metadata
     filters applied the same way the engine applies them to chunks; with filters, also the
     unfiltered ranking (pure, same rows), whose ranks the filtered versions keep."""
     words, exact = lookup_terms(query)
-    rows = discovery.candidate_leaves(session, client_id=client_id, words=words, exact=exact)
+    rows = discovery.candidate_leaves(session, client_id=client_id, words=words, exact=exact,
+                                      access=access)
     keys = sorted({(r.document_id, r.version_id) for r in rows})
     allowed = None
     if any(k in RESERVED for k in applied):

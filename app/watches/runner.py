@@ -27,8 +27,10 @@ from typing import Any
 import httpx
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.domain.access import Access
 from app.domain.errors import ServiceError
 from app.registry import watches as watches_registry
+from app.registry.clients import key_access
 from app.registry.tables import DocumentVersion, Watch, WatchMatch
 from app.search.service import SearchAnswer, SearchQuery, SearchService
 from app.settings import WatchSettings
@@ -147,8 +149,14 @@ class WatchRunner:
         query = restricted_query(watch.request, document_id, version.version_id)
         if query is None:
             return None
+        # it sees what the key that made it may see now (issue 48); nothing once it is revoked
+        access = (key_access(session, key_id=watch.key_id, narrowed=watch.narrowed)
+                  if watch.key_id is not None else Access())
+        if access is None:
+            return None
         try:
-            answer = self.search.answer(session, client_id=watch.client_id, query=query)
+            answer = self.search.answer(session, client_id=watch.client_id, query=query,
+                                        access=access)
         except ServiceError as exc:  # the search itself refuses (e.g. scope metadata turned off)
             log.info("a watch's search was refused: %s", exc.code,
                      extra={"fields": {"watch_id": watch.watch_id}})

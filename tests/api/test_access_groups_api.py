@@ -197,25 +197,97 @@ def test_delegated_groups_narrow_and_a_key_that_may_not_delegate_is_refused(
 
 
 @pytest.mark.parametrize(("method", "path", "body"), [
-    ("GET", "/entities", None), ("GET", "/threads/t1", None), ("GET", "/watches", None),
-    ("POST", "/watches", {"query": "x"}), ("GET", "/judgments", None),
-    ("GET", "/clients/me/metadata", None), ("POST", "/clients/me/keys", {}),
-    ("GET", "/clients/me/calibration", None),
+    ("GET", "/judgments", None), ("POST", "/judgments", {}), ("GET", "/clients/me/metadata", None),
+    ("POST", "/clients/me/keys", {}), ("GET", "/clients/me/calibration", None),
+    ("POST", "/clients/me/metadata/discovery", {"enabled": True}),
 ])
-def test_doors_that_do_not_filter_by_groups_yet_refuse_a_key_with_groups(
+def test_doors_that_set_or_read_client_wide_things_refuse_a_key_with_groups(
         svc: Service, method: str, path: str, body: dict | None) -> None:
+    """Judgments and calibration set the client's defaults from its documents, the
+    catalogue counts them all, keys are issued by an admin: an admin key's doors."""
     legal = _key(svc, ("legal",))
     r = svc.http.request(method, path, json=body, headers=svc.auth(legal))
     assert (r.status_code, r.json()["error"]["code"]) == (403, "ACCESS_GROUPS_NOT_SUPPORTED")
     assert svc.http.request(method, path, json=body, headers=svc.auth()).status_code != 403
 
 
-@pytest.mark.parametrize("body", [{"scope": "both"}, {"scope": "metadata"},
-                                  {"collapse": "thread"}, {"diagnose": ["a"]}])
-def test_search_features_that_read_the_registry_unfiltered_refuse_a_key_with_groups(
-        svc: Service, body: dict) -> None:
-    r = svc.search(_key(svc, ("legal",)), query=COMMON, **body)
-    assert (r.status_code, r.json()["error"]["code"]) == (403, "ACCESS_GROUPS_NOT_SUPPORTED")
+def test_metadata_scopes_and_why_not_see_only_what_the_groups_allow(svc: Service) -> None:
+    import json
+
+    for doc, groups, owner in (("l", "legal", "alpha"), ("f", "finance", "bravo"),
+                               ("o", "", "charlie")):
+        svc.ingest(f"{doc}.md", f"{COMMON} memo {doc}", document_id=doc, access=groups,
+                   metadata=json.dumps({"case": "K-7", "owner": owner,
+                                        **({"secret_key": 1} if doc == "f" else {})}))
+    assert svc.http.post("/clients/me/metadata/discovery", json={"enabled": True},
+                         headers=svc.auth()).status_code == 200
+    svc.worker.drain()
+    legal = _key(svc, ("legal",))
+    for scope in ("metadata", "both"):
+        body = svc.search(legal, query="K-7", scope=scope).json()
+        assert {r["document_version"]["document_id"] for r in body["results"]} == {"l", "o"}
+        assert svc.search(legal, query="bravo", scope=scope).json()["results"] == []
+    # a metadata key only hidden documents hold is unknown to the key, as to another client
+    unknown = svc.search(legal, query=COMMON, filters={"custom.secret_key": 1})
+    assert (unknown.status_code, unknown.json()["error"]["code"]) == (
+        422, "UNKNOWN_FILTER_KEY")
+    assert svc.search(query=COMMON, filters={"custom.secret_key": 1}).status_code == 200
+    why = svc.search(legal, query=COMMON, diagnose=["f", "nothing"]).json()
+    said = {d["document_id"]: d for d in why["meta"]["diagnostics"]}
+    assert said["f"]["status"] == said["nothing"]["status"] == "NOT_FOUND"
+    assert said["f"]["message"] == said["nothing"]["message"].replace("nothing", "f")
+    admin_why = svc.search(query=COMMON, diagnose=["f"]).json()["meta"]["diagnostics"][0]
+    assert admin_why["status"] != "NOT_FOUND"
+
+
+def test_a_watch_sees_what_its_key_may_see_when_it_runs(svc: Service) -> None:
+    legal = _key(svc, ("legal",))
+    made = svc.http.post("/watches", json={"query": COMMON}, headers=svc.auth(legal))
+    assert made.status_code == 201, made.text
+    watch = made.json()["watch_id"]
+    admin_watch = svc.http.post("/watches", json={"query": COMMON},
+                                headers=svc.auth()).json()["watch_id"]
+    svc.ingest("f.txt", f"{COMMON} finance upload", document_id="f", access="finance")
+    svc.ingest("l.txt", f"{COMMON} legal upload", document_id="l", access="legal")
+    _evaluate(svc)
+
+    def matched(key: str, watch_id: str) -> list[str]:
+        r = svc.http.get(f"/watches/{watch_id}/matches", headers=svc.auth(key))
+        assert r.status_code == 200, r.text
+        return sorted(m["document_id"] for m in r.json()["items"])
+    assert matched(legal, watch) == ["l"]  # never the finance upload
+    assert matched(svc.key, admin_watch) == ["f", "l"]
+    listed = svc.http.get("/watches", headers=svc.auth(legal)).json()["items"]
+    assert [w["watch_id"] for w in listed] == [watch]  # its own watches only
+    other = svc.http.get(f"/watches/{admin_watch}/matches", headers=svc.auth(legal))
+    assert other.status_code == 404
+    # the key's groups change: the watch follows at its next evaluation
+    with transaction(svc.runtime.sessions) as s:
+        from app.registry.tables import ApiKey
+
+        s.query(ApiKey).filter(ApiKey.key_hash == reg.hash_key(legal)).one().groups = [
+            "finance"]
+    svc.ingest("f2.txt", f"{COMMON} second finance upload", document_id="f2",
+               access="finance")
+    _evaluate(svc)
+    assert svc.http.get(f"/watches/{watch}/matches", headers=svc.auth(_key(svc, ("finance",)))
+                        ).status_code == 404  # another key's watch
+    # the legal upload, kept, is no longer the key's to see; the new finance one is
+    assert matched(legal, watch) == ["f2"]
+    assert matched(svc.key, watch) == ["f2", "l"]  # what it recorded, to an admin key
+    reg_revoked = svc.http.get("/watches", headers=svc.auth(legal)).status_code
+    assert reg_revoked == 200
+    with transaction(svc.runtime.sessions) as s:
+        reg.revoke_key(s, secret_or_prefix=legal)
+    svc.ingest("o.txt", f"{COMMON} open upload", document_id="o")
+    _evaluate(svc)
+    assert matched(svc.key, watch) == ["f2", "l"]  # a revoked key's watch sees nothing
+    assert matched(svc.key, admin_watch) == ["f", "f2", "l", "o"]
+
+
+def _evaluate(svc: Service) -> None:
+    """The watch runner over the pending publications (a server runs it in the background)."""
+    svc.http.app.state.watch_runner.evaluate()  # type: ignore[attr-defined]
 
 
 def test_who_am_i_says_a_keys_groups_and_no_client_wide_counts(svc: Service) -> None:
@@ -269,3 +341,79 @@ def test_an_emails_attachments_take_its_groups_and_follow_its_relabelling(
              for r in svc.search(finance, query=COMMON).json()["results"]}
     assert found == {"mail", attachment}
     assert svc.search(legal, query=COMMON).json()["results"] == []
+
+
+def test_a_thread_shows_a_key_only_its_messages_and_counts_only_them(svc: Service) -> None:
+    from tests.factories import eml_bytes
+
+    svc.ingest("a.eml", eml_bytes("Settlement terms", f"{COMMON} first draft",
+                                  date="Mon, 15 Jan 2024 09:30:00 +0000"),
+               document_id="a", access="legal")
+    svc.ingest("b.eml", eml_bytes("Re: Settlement terms", f"{COMMON} finance reply",
+                                  date="Tue, 16 Jan 2024 09:30:00 +0000"),
+               document_id="b", access="finance")
+    svc.ingest("c.eml", eml_bytes("Re: Settlement terms", f"{COMMON} open reply",
+                                  date="Wed, 17 Jan 2024 09:30:00 +0000"),
+               document_id="c")
+    thread = svc.http.get("/documents/a", headers=svc.auth()).json()["versions"][-1][
+        "canonical_metadata"]["document"]["thread_id"]
+    legal, hr = _key(svc, ("legal",)), _key(svc, ("hr",))
+
+    def messages(key: str) -> list[str] | int:
+        r = svc.http.get(f"/threads/{thread}", headers=svc.auth(key))
+        return [m["document_id"] for m in r.json()["messages"]] if r.status_code == 200 \
+            else r.status_code
+    assert messages(svc.key) == ["a", "b", "c"]
+    assert messages(legal) == ["a", "c"]
+    assert messages(hr) == ["c"]
+    nobody = _key(svc, ())
+    svc.http.patch("/documents/c", json={"access": ["legal"]}, headers=svc.auth())
+    assert messages(nobody) == 404  # none of it: as a thread that does not exist
+    collapsed = svc.search(legal, query=COMMON, collapse="thread").json()["results"]
+    assert [row["thread"]["messages"] for row in collapsed] == [2]
+
+
+def test_entity_rows_are_read_from_the_documents_a_key_may_see(svc: Service) -> None:
+    """The entity pages' one source (GET /entities and /entities/…/documents read it)."""
+    from app.domain.access import Access
+    from app.registry import documents as docs_registry
+    from app.registry.tables import Document, DocumentVersion
+
+    svc.ingest("a.txt", f"{COMMON} a", document_id="a", access="legal")
+    svc.ingest("b.txt", f"{COMMON} b", document_id="b", access="finance")
+    with transaction(svc.runtime.sessions) as s:
+        for version in s.query(DocumentVersion).all():
+            version.entities = {"persons": ["Ada Okafor"]}
+            version.entity_mentions = {"persons": {"Ada Okafor": 1}}
+        client_id = s.query(Document).first().client_id
+    with transaction(svc.runtime.sessions) as s:
+        def rows(access: Access) -> list[str]:
+            return sorted(r.document_id for r in docs_registry.current_entity_rows(
+                s, client_id=client_id, access=access))
+        assert rows(Access()) == ["a", "b"]
+        assert rows(Access(("legal",))) == ["a"] and rows(Access(())) == []
+    legal = _key(svc, ("legal",))
+    listed = svc.http.get("/entities", params={"group": "persons"}, headers=svc.auth(legal))
+    assert listed.status_code == 200, listed.text
+    assert [(i["value"], i["documents"]) for i in listed.json()["items"]] == [("Ada Okafor", 1)]
+    named = svc.http.get("/entities/persons/Ada Okafor/documents", headers=svc.auth(legal))
+    assert [i["document_id"] for i in named.json()["items"]] == ["a"]
+    none = svc.http.get("/entities", params={"group": "persons"},
+                        headers=svc.auth(_key(svc, ("hr",))))
+    assert none.json()["items"] == [] and none.json()["total"] == 0
+
+
+def test_bm25_weighs_words_by_the_whole_client_as_promised(svc: Service) -> None:
+    """The promise (README): BM25 statistics stay client-wide, so a visible chunk scores the
+    same for every key, and a word's rarity counts the documents a key cannot see — a hidden
+    document holding a word lowers that word's weight for everyone."""
+    svc.ingest("a.txt", f"{COMMON} quokka ledger", document_id="a")
+    legal = _key(svc, ("legal",))
+
+    def sparse(key: str) -> float:
+        body = svc.search(key, query="quokka", alpha=0.0, explain=True).json()
+        return body["results"][0]["content_evidence"]["items"][0]["scores"]["sparse"]
+    alone = sparse(legal)
+    assert sparse(svc.key) == alone
+    svc.ingest("h.txt", f"{COMMON} quokka hidden", document_id="h", access="hr")
+    assert sparse(legal) == sparse(svc.key) < alone

@@ -20,7 +20,10 @@ from app.api.schemas import (
     WatchOut,
     error_responses,
 )
+from app.domain.access import Access
+from app.registry import documents as docs_registry
 from app.registry import watches as watches_registry
+from app.registry.clients import Caller
 from app.registry.tables import Watch, WatchMatch
 from app.search.service import SearchQuery
 from app.watches.runner import match_json
@@ -47,10 +50,11 @@ def create_watch(body: WatchCreate, runtime: RuntimeDep, session: SessionDep,
                "filters": plain_filters(body.filters)}
     service.answer(session, client_id=client.id, query=SearchQuery(
         query=body.query, scope=request["scope"], alpha=body.alpha,
-        filters=request["filters"], limit=1))
+        filters=request["filters"], limit=1), access=client.access)
     watch = watches_registry.create(session, client_id=client.id, request=request,
                                     name=body.name, webhook_url=url,
-                                    max_per_client=settings.max_per_client)
+                                    max_per_client=settings.max_per_client,
+                                    key_id=client.key_id, narrowed=client.narrowed)
     return watch_out(watch, kept=0, secret=watch.secret)
 
 
@@ -58,14 +62,15 @@ def create_watch(body: WatchCreate, runtime: RuntimeDep, session: SessionDep,
             responses=error_responses(401, 403, 422, 500))
 def list_watches(session: SessionDep, client: PublishingClientDep) -> WatchList:
     """The client's watches, oldest first (never their secrets)."""
-    return watch_list(session, client.id)
+    return watch_list(session, client.id, _owner(client))
 
 
 @router.get("/watches/{watch_id}", response_model=WatchOut,
             responses=error_responses(401, 403, 404, 422, 500))
 def get_watch(session: SessionDep, client: PublishingClientDep, watch_id: WatchId) -> WatchOut:
     """One watch; 404 where the caller has none by that id."""
-    watch = watches_registry.get(session, client_id=client.id, watch_id=watch_id)
+    watch = watches_registry.get(session, client_id=client.id, watch_id=watch_id,
+                                 key_id=_owner(client))
     return watch_out(watch, kept=watches_registry.kept_counts(session, [watch.id]).get(
         watch.id, 0))
 
@@ -75,7 +80,8 @@ def get_watch(session: SessionDep, client: PublishingClientDep, watch_id: WatchI
 def delete_watch(session: SessionDep, client: PublishingClientDep,
                  watch_id: WatchId) -> Response:
     """The watch and its matches; deliveries not yet made are dropped."""
-    watches_registry.remove(session, client_id=client.id, watch_id=watch_id)
+    watches_registry.remove(session, client_id=client.id, watch_id=watch_id,
+                            key_id=_owner(client))
     return Response(status_code=204)
 
 
@@ -89,7 +95,13 @@ def list_matches(
 ) -> WatchMatches:
     """The versions the watch matched, oldest first, each with its evidence (untrusted
     document text) and, with a webhook, its delivery."""
-    return matches_page(session, client.id, watch_id, cursor=cursor, limit=limit)
+    return matches_page(session, client.id, watch_id, cursor=cursor, limit=limit,
+                        owner=_owner(client), access=client.access)
+
+
+def _owner(client: Caller) -> str | None:
+    """A key with access groups sees the watches it made (an admin key every watch)."""
+    return client.key_id if client.access.restricted else None
 
 
 def watch_out(watch: Watch, *, kept: int, secret: str | None = None) -> WatchOut:
@@ -101,20 +113,27 @@ def watch_out(watch: Watch, *, kept: int, secret: str | None = None) -> WatchOut
                     matches_ever=watch.match_count, secret=secret)
 
 
-def watch_list(session: Session, client_id: str) -> WatchList:
+def watch_list(session: Session, client_id: str, owner: str | None = None) -> WatchList:
     """GET /watches's answer (the CLI reads the registry through this too)."""
-    watches = watches_registry.listing(session, client_id=client_id)
+    watches = watches_registry.listing(session, client_id=client_id, key_id=owner)
     kept = watches_registry.kept_counts(session, [w.id for w in watches])
     return WatchList(items=[watch_out(w, kept=kept.get(w.id, 0)) for w in watches])
 
 
 def matches_page(session: Session, client_id: str, watch_id: str, *, cursor: str | None,
-                 limit: int) -> WatchMatches:
-    watch = watches_registry.get(session, client_id=client_id, watch_id=watch_id)
+                 limit: int, owner: str | None = None, access: Access = Access()
+                 ) -> WatchMatches:
+    """A page of the watch's matches: those of documents ``access`` may see now (a match
+    recorded before its document was relabelled away is left out; the cursor still moves
+    past it)."""
+    watch = watches_registry.get(session, client_id=client_id, watch_id=watch_id,
+                                 key_id=owner)
     after = int(cursor) if cursor else 0
     rows, more = watches_registry.matches_page(session, watch=watch, after=after, limit=limit)
-    return WatchMatches(items=[_match_out(m) for m in rows], has_more=more,
-                        next_cursor=str(rows[-1].id if rows else after))
+    seen = docs_registry.visible_document_ids(session, client_id=client_id, access=access,
+                                              document_ids={m.document_id for m in rows})
+    return WatchMatches(items=[_match_out(m) for m in rows if m.document_id in seen],
+                        has_more=more, next_cursor=str(rows[-1].id if rows else after))
 
 
 def _match_out(match: WatchMatch) -> WatchMatchOut:
