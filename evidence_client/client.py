@@ -119,6 +119,19 @@ class _Api:
         return self._run(Call("POST", "/documents", data=form,
                               files={"file": (filename, content)}, ok=(202,)))
 
+    def set_access(self, document_id: str, groups: list[str]) -> Any:
+        """PATCH /documents/{document_id}: its access groups from now on ([]: every key of
+        the client sees it); every version is relabelled before the answer."""
+        return self._run(Call("PATCH", f"/documents/{_segment(document_id)}",
+                              json={"access": list(groups)}))
+
+    def issue_key(self, *, groups: list[str] | None = None, delegate: bool = False) -> Any:
+        """POST /clients/me/keys (an admin key): another key of this client, seeing only
+        unrestricted documents and those of ``groups`` (None: an admin key); ``delegate``:
+        it may pass a person's groups (``EvidenceClient(..., groups=[...])``)."""
+        return self._run(Call("POST", "/clients/me/keys", ok=(201,),
+                              json={"groups": groups, "delegate": delegate}))
+
     def job(self, job_id: str) -> Any:
         """GET /jobs/{job_id}: status, attempts, progress and stage, error."""
         return self._run(Call("GET", f"/jobs/{_segment(job_id)}", retry=True))
@@ -232,16 +245,26 @@ def _segment(value: str) -> str:
     return quote(value, safe="")
 
 
+def _headers(api_key: str, groups: list[str] | None) -> dict[str, str]:
+    headers = {"Authorization": f"Bearer {api_key}"}
+    if groups is not None:
+        headers["X-Evidence-Groups"] = ",".join(groups)
+    return headers
+
+
 class EvidenceClient(_Api):
     """The API over one keep-alive connection pool; a context manager."""
 
     def __init__(self, base_url: str, api_key: str, *, timeout: float = 60.0,
                  retries: int = 3, backoff_s: float = 0.25,
-                 transport: httpx.BaseTransport | None = None) -> None:
+                 transport: httpx.BaseTransport | None = None,
+                 groups: list[str] | None = None) -> None:
+        """``groups``: the access groups of the person this client serves, sent with every
+        request (X-Evidence-Groups; the key must be allowed to delegate)."""
         self.base_url = base_url.rstrip("/")
         self._retry = _Retry(retries, backoff_s)
         self._http = httpx.Client(base_url=self.base_url, timeout=timeout, transport=transport,
-                                  headers={"Authorization": f"Bearer {api_key}"})
+                                  headers=_headers(api_key, groups))
 
     def __enter__(self) -> EvidenceClient:
         return self
@@ -285,12 +308,12 @@ class AsyncEvidenceClient(_Api):
 
     def __init__(self, base_url: str, api_key: str, *, timeout: float = 60.0,
                  retries: int = 3, backoff_s: float = 0.25,
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+                 transport: httpx.AsyncBaseTransport | None = None,
+                 groups: list[str] | None = None) -> None:
         self.base_url = base_url.rstrip("/")
         self._retry = _Retry(retries, backoff_s)
         self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout,
-                                       transport=transport,
-                                       headers={"Authorization": f"Bearer {api_key}"})
+                                       transport=transport, headers=_headers(api_key, groups))
 
     async def __aenter__(self) -> AsyncEvidenceClient:
         return self

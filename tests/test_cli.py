@@ -140,10 +140,12 @@ def test_store_export_import_and_registry_copy_move_an_index(
     assert missing.exit_code == 2  # typer: the folder does not exist
 
 
-def test_ingest_with_access_groups_and_a_key_with_groups_sees_only_them(env: Path) -> None:
+def test_ingest_with_access_groups_and_a_key_with_groups_sees_only_them(
+        env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 48 from the CLI, in-process: `ingest --access`, `clients key --groups`; the
     in-process search filters by the key's groups, and the in-process document views, which
-    do not yet, refuse a key with groups rather than show everything."""
+    do not, refuse a key with groups rather than show everything; the groups survive
+    `store export` / `registry copy` / `store import`."""
     import re
 
     folder = env / "docs"
@@ -170,3 +172,12 @@ def test_ingest_with_access_groups_and_a_key_with_groups_sees_only_them(env: Pat
     assert found(finance) == []
     listed = runner.invoke(app, ["documents", "list", "--api-key", finance])
     assert listed.exit_code == 1 and "ACCESS_GROUPS_NOT_SUPPORTED" in listed.output
+    legal = key("legal")
+    assert runner.invoke(app, ["store", "export", str(env / "dump")]).exit_code == 0
+    assert runner.invoke(app, ["registry", "copy", "--to",
+                               f"sqlite:///{env}/copy.db"]).exit_code == 0
+    monkeypatch.setenv("EVIDENCE_QDRANT__URL", f"path:{env / 'server'}")
+    monkeypatch.setenv("EVIDENCE_DATABASE__URL", f"sqlite:///{env}/copy.db")
+    get_settings.cache_clear()
+    assert runner.invoke(app, ["store", "import", str(env / "dump")]).exit_code == 0
+    assert found(legal) == ["merger.md"] and found(finance) == []

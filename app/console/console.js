@@ -578,6 +578,8 @@ async function upload(file) {
   form.append("file", file, file.name);
   const id = $("doc-id").value.trim();
   if (id) form.append("document_id", id);
+  const access = $("doc-access").value.trim();
+  if (access) form.append("access", access);
   const meta = $("doc-meta").value.trim();
   if (meta) {
     let parsed;

@@ -148,3 +148,27 @@ def test_changes_and_watches_with_a_verified_webhook(live) -> None:  # type: ign
     finally:
         receiver.close()
     assert not verify_signature("s", b"{}", None) and not verify_signature("s", b"{}", "md5=1")
+
+
+def test_access_groups_through_the_client(live, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 48: upload with groups, relabel, a key with groups issued, a delegating key
+    narrowed per person."""
+    with EvidenceClient(live.url, api_key=live.keys["acme"]) as admin:
+        board = admin.upload(b"Board minutes: the merger.", filename="board.txt",
+                             access=["board"])
+        admin.wait_for_job(board["job_id"], timeout_s=30)
+        open_note = admin.upload(b"Canteen menu: the merger lunch.", filename="menu.txt")
+        admin.wait_for_job(open_note["job_id"], timeout_s=30)
+        front = admin.issue_key(groups=["board", "legal"], delegate=True)
+        assert (front["groups"], front["delegate"]) == (["board", "legal"], True)
+        legal = admin.issue_key(groups=["legal"])["key"]
+        with EvidenceClient(live.url, api_key=legal) as reader:
+            assert [d["document_id"] for d in reader.documents()["documents"]] == ["menu.txt"]
+        for person, seen in ((["board"], {"board.txt", "menu.txt"}), ([], {"menu.txt"})):
+            with EvidenceClient(live.url, api_key=front["key"], groups=person) as served:
+                found = served.search("merger")["results"]
+                assert {r["document_version"]["document_id"] for r in found} == seen
+        assert admin.set_access("board.txt", ["legal"])["access"] == ["legal"]
+        with EvidenceClient(live.url, api_key=legal) as reader:
+            assert {d["document_id"] for d in reader.documents()["documents"]} == {
+                "board.txt", "menu.txt"}

@@ -98,12 +98,13 @@ def watched(browser, server: LiveServer) -> Iterator[Watched]:  # type: ignore[n
     w.close()
 
 
-def _upload(w: Watched, tmp_path: Path, name: str, text: str) -> None:
+def _upload(w: Watched, tmp_path: Path, name: str, text: str, access: str = "") -> None:
     page = w.page
     page.get_by_role("button", name="Documents", exact=True).click()
     path = tmp_path / name
     path.write_text(text)
     page.get_by_label("File", exact=True).set_input_files(str(path))
+    page.get_by_label("Access groups (optional)").fill(access)
     page.get_by_role("button", name="Upload").click()
     page.locator("#upload-status .job span").filter(has_text=f"{name}: published as").wait_for(
         timeout=60_000)
@@ -409,3 +410,20 @@ def test_versions_and_as_of_controls_mark_superseded_rows(
     page.locator("#search-meta .warnings").wait_for()
     assert page.locator("#results .card").count() == 0
     assert "current at as_of" in page.locator("#search-meta").inner_text()
+
+
+def test_the_upload_form_sets_access_groups(watched: Watched, server: LiveServer,
+                                            tmp_path: Path) -> None:
+    """Issue 48: the console's upload form sends its access groups; the document then
+    carries them (and only keys holding one of them, and admin keys, see it)."""
+    import httpx
+
+    watched.sign_in(server.keys["acme"])
+    watched.page.locator("#who").filter(has_text="Signed in as client acme").wait_for()
+    _upload(watched, tmp_path, "board.md", "# Board\n\nMinutes of the board.\n",
+            access="Board, legal")
+    listed = httpx.get(f"{server.url}/documents", headers={
+        "Authorization": f"Bearer {server.keys['acme']}"}).json()["documents"]
+    assert [d["access"] for d in listed if d["document_id"] == "board.md"] == [
+        ["board", "legal"]]
+    assert watched.errors == []
