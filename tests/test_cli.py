@@ -168,6 +168,12 @@ def test_ingest_with_access_groups_and_a_key_with_groups_sees_only_them(
         assert out.exit_code == 0, out.output
         return [r["document_version"]["document_id"] for r in json.loads(out.output)["results"]]
     assert found(key("legal")) == ["merger.md"]
+    made = runner.invoke(app, ["clients", "key", "default", "--groups", "hr,legal",
+                               "--delegate"])
+    assert "groups: hr, legal; may delegate: yes" in made.output, made.output
+    listed_keys = runner.invoke(app, ["clients", "keys", "default"]).output.splitlines()
+    assert [line.split()[1:3] for line in listed_keys] == [
+        ["admin", "-"], ["legal", "-"], ["hr,legal", "delegates"]]
     finance = key("finance")
     assert found(finance) == []
     listed = runner.invoke(app, ["documents", "list", "--api-key", finance])

@@ -69,6 +69,27 @@ def clients_key(name: str, groups: Annotated[str | None, typer.Option(
         common.console.print(f"groups: {shown}; may delegate: {'yes' if delegate else 'no'}")
 
 
+@clients_app.command("keys")
+def clients_keys(name: str) -> None:
+    """A client's keys: prefix, access groups (admin: every document), whether it may
+    delegate, revoked or not."""
+    from app.registry import clients as reg
+    from app.registry.database import open_registry, transaction
+
+    _engine, sessions = open_registry(get_settings())
+    try:
+        with transaction(sessions) as s:
+            keys = reg.keys_of(s, client_id=reg.get_client(s, name=name).id)
+            for k in keys:
+                groups = ("admin" if k.groups is None else ",".join(k.groups) or "(none)")
+                state = f"revoked {k.revoked_at:%Y-%m-%d}" if k.revoked_at else "active"
+                common.console.print(f"{k.prefix}\t{groups}\t"
+                                     f"{'delegates' if k.may_delegate else '-'}\t{state}",
+                                     highlight=False)
+    except ServiceError as exc:
+        _fail(exc.message)
+
+
 @clients_app.command("revoke-key")
 def clients_revoke_key(key_or_prefix: str) -> None:
     from app.registry import clients as reg

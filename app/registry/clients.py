@@ -47,6 +47,12 @@ def issue_key(session: Session, *, client_id: str, groups: tuple[str, ...] | Non
     return secret
 
 
+def keys_of(session: Session, *, client_id: str) -> list[ApiKey]:
+    """A client's keys, oldest first (their prefixes, never their secrets)."""
+    return list(session.scalars(select(ApiKey).where(ApiKey.client_id == client_id)
+                                .order_by(ApiKey.created_at)))
+
+
 def revoke_key(session: Session, *, secret_or_prefix: str) -> int:
     """Revoke keys by full secret or by their printed prefix; returns how many."""
     keys = session.scalars(select(ApiKey).where(
