@@ -28,6 +28,7 @@ from app.api.routes import (
     entities,
     health,
     judgments,
+    originals,
     search,
     threads,
     watches,
@@ -153,8 +154,8 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
                        + limits.multipart_margin_bytes)
     app.add_middleware(CatchAll)
     app.add_middleware(Observe)  # outermost: the request id covers everything, 500s too
-    for module in (documents, search, entities, threads, watches, judgments, clients,
-                   health):
+    for module in (documents, originals, search, entities, threads, watches, judgments,
+                   clients, health):
         app.include_router(module.router, dependencies=[Depends(reject_unknown_query_params)])
     mount_console(app)
     return app

@@ -264,7 +264,7 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl,
     t0 = time.perf_counter()
     publish(deps, job, loaded, done, chunk_count=len(chunks), metadata=final_metadata,
             attachments=attachments, chunk_texts=[c.text for c in chunks],
-            minhash=prepared.minhash)
+            minhash=prepared.minhash, boxes=prepared.boxes)
     seconds["publish"] = time.perf_counter() - t0
     metrics.observe_stages(seconds)  # a resumed job reports the part done in this attempt
     log.info("published %s/%s: %d chunk%s", loaded.document_id, loaded.version_id, len(chunks),
@@ -439,7 +439,8 @@ def _rethread(deps: IngestDeps, s: Session, client_id: str, metadata: dict) -> N
 def publish(deps: IngestDeps, job: ClaimedJob, loaded: Loaded, done: Progress, *,
             chunk_count: int, metadata: dict,
             attachments: list[tuple[str, Attachment]] | None = None,
-            chunk_texts: list[str] | None = None, minhash: list[int] | None = None) -> None:
+            chunk_texts: list[str] | None = None, minhash: list[int] | None = None,
+            boxes: dict[int, list[list[int]]] | None = None) -> None:
     """One transaction: still ours? → registry published/superseded, the client's BM25
     statistics and discovery leaves follow → an e-mail's attachments registered → visibility
     flipped in the engine."""
@@ -460,6 +461,7 @@ def publish(deps: IngestDeps, job: ClaimedJob, loaded: Loaded, done: Progress, *
             near_registry.add_bands(s, client_id=job.client_id, version=version,
                                     bands=near_bands(minhash))
         version.entity_mentions = done.entities.mentions
+        docs_registry.keep_boxes(s, version_pk=version.id, boxes=boxes or {})
         version.term_df = dict(sorted(done.term_df.items(), key=lambda kv: int(kv[0])))
         first_publication = version.published_at is None  # a re-index publishes again
         became_current, previous = docs_registry.mark_published(

@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from app.documents.boxes import align
 from app.documents.near_duplicates import signature
 from app.domain.errors import ExtractionError, ServiceError
 from app.domain.limits import OcrBounds
@@ -56,6 +57,8 @@ class Prepared:
     attachments: list[Attachment] = field(default_factory=list, compare=False)  # an e-mail's
     # its MinHash signature (app/documents/near_duplicates.py), made here, in the child
     minhash: list[int] | None = None
+    # {chunk index: its words' spans and page boxes} of a paged document (app/documents/boxes)
+    boxes: dict[int, list[list[int]]] = field(default_factory=dict)
 
 
 # A long step's progress: (done, total) pages while extracting; (done,) chunks while embedding
@@ -69,7 +72,8 @@ def prepared_to_json(prepared: Prepared) -> dict[str, Any]:
     return {"chunks": [asdict(c) for c in prepared.chunks], "title": prepared.title,
             "page_count": prepared.page_count, "char_count": prepared.char_count,
             "warnings": list(prepared.warnings), "extra": dict(prepared.extra),
-            "quality": dict(prepared.quality), "minhash": prepared.minhash}
+            "quality": dict(prepared.quality), "minhash": prepared.minhash,
+            "boxes": {str(k): v for k, v in prepared.boxes.items()}}
 
 
 def prepared_from_json(data: dict[str, Any]) -> Prepared:
@@ -77,7 +81,8 @@ def prepared_from_json(data: dict[str, Any]) -> Prepared:
     return Prepared(chunks=chunks, title=data["title"], page_count=data["page_count"],
                     char_count=data["char_count"], warnings=list(data["warnings"]),
                     extra=dict(data["extra"]), quality=dict(data["quality"]),
-                    minhash=data.get("minhash"))
+                    minhash=data.get("minhash"),
+                    boxes={int(k): v for k, v in (data.get("boxes") or {}).items()})
 
 
 class ExtractionDetached(Exception):  # noqa: N818 - a control-flow signal, not an error
@@ -131,13 +136,15 @@ def prepare_version(chunker: Chunker, ocr: OcrBounds, kind: str, content: bytes,
     chunks = chunker.chunk(extracted, filename)
     t2 = time.perf_counter()
     minhash = signature([b.text for b in extracted.blocks])
+    boxes = {c.chunk_index: found for c in chunks
+             if (found := align(c.text, c.page, extracted.page_words))}
     return Prepared(chunks=chunks, title=extracted.title, page_count=extracted.page_count,
                     char_count=sum(len(b.text) for b in extracted.blocks),
                     warnings=list(extracted.warnings), extra=dict(extracted.extra),
                     seconds={"extract": t1 - t0, "chunk": t2 - t1,
                              "minhash": time.perf_counter() - t2},
                     quality=dict(extracted.quality), attachments=list(extracted.attachments),
-                    minhash=minhash)
+                    minhash=minhash, boxes=boxes)
 
 
 class InProcess:

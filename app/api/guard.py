@@ -161,6 +161,7 @@ class Gate:
 GROUP_DOORS = tuple((door.split(" ")[0], re.compile(door.split(" ")[1])) for door in (
     "POST /documents", "GET /documents", "GET /documents/[^/]+", "PATCH /documents/[^/]+",
     "DELETE /documents/[^/]+", "GET /documents/[^/]+/changes", "GET /jobs/[^/]+",
+    "GET /documents/[^/]+/versions/[^/]+/file", "GET /documents/[^/]+/versions/[^/]+/pages/.+",
     "POST /search", "GET /clients/me", "GET /entities", "GET /entities/.+/documents",
     "GET /threads/[^/]+", "POST /watches", "GET /watches", "GET /watches/[^/]+",
     "DELETE /watches/[^/]+", "GET /watches/[^/]+/matches"))

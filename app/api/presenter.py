@@ -31,6 +31,7 @@ from app.api.schemas import (
     Meta,
     MetadataEvidence,
     MetadataItem,
+    PageBox,
     QuerySyntax,
     ResultRow,
     RetrievalInfo,
@@ -41,6 +42,7 @@ from app.api.schemas import (
     ThreadRef,
     VersionOut,
 )
+from app.documents.boxes import cited_boxes
 from app.domain.leaves import LeafMatch
 from app.domain.textnorm import fold
 from app.registry.documents import DocumentSummary
@@ -164,6 +166,8 @@ def _item(c: Candidate, terms: frozenset[str], explain: bool,
         line_end=None if location else c.payload.get(LINE_END),
         location=TableLocation(**location) if location else None,
         change=(changes or {}).get(c.chunk_index),
+        boxes=None if c.boxes is None else [PageBox(**b) for b in cited_boxes(  # type: ignore[arg-type]
+            c.boxes, [(s["start"], s["end"]) for s in spans] or [(start, end)])],
         scores=Scores(entity_rank=c.entity_rank, dense=c.dense_score, dense_rank=c.dense_rank,
                       sparse=c.sparse_score,
                       sparse_rank=c.sparse_rank, fused=c.fused, rerank=c.rerank_score,

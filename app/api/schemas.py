@@ -356,6 +356,16 @@ class TableLocation(BaseModel):
                             "sheet numbers them (1 is the first row, the header)")
 
 
+class PageBox(BaseModel):
+    """Where cited words stand on a page: page-relative (0–1, origin top left), a box a line."""
+
+    page: int
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
 class ContentItem(BaseModel):
     chunk_id: str
     chunk_index: int
@@ -375,6 +385,11 @@ class ContentItem(BaseModel):
     change: Literal["added", "changed"] | None = Field(
         None, description="With changed_only: whether the sentence the snippet shows was "
                           "added or changed relative to the version before (additive)")
+    boxes: list[PageBox] | None = Field(
+        None, description="A PDF's cited item: where its literal spans (else its snippet) "
+                          "stand on the page, a box a line; GET /documents/{id}/versions/{v}/"
+                          "pages/{n}.png shows the page (additive; null where the document "
+                          "has no pages or its words were not placed)")
     scores: Scores | None = None
 
 

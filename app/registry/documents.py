@@ -22,6 +22,7 @@ from app.domain.errors import BadRequest, Conflict, NotFound
 from app.domain.formats import declared_size
 from app.registry import bm25_stats
 from app.registry.tables import (
+    ChunkBoxes,
     Document,
     DocumentAccess,
     DocumentVersion,
@@ -586,6 +587,35 @@ def current_entity_rows(session: Session, *, client_id: str, access: Access = Ac
 def versions_of(session: Session, *, document_pk: int) -> list[DocumentVersion]:
     return list(session.scalars(select(DocumentVersion).where(
         DocumentVersion.document_pk == document_pk).order_by(DocumentVersion.id)))
+
+
+def keep_boxes(session: Session, *, version_pk: int, boxes: Mapping[int, list[list[int]]]
+               ) -> None:
+    """A version's chunks' word boxes (app/documents/boxes.py), replacing any it had (a
+    re-index publishes again)."""
+    session.execute(delete(ChunkBoxes).where(ChunkBoxes.version_pk == version_pk))
+    session.add_all(ChunkBoxes(version_pk=version_pk, chunk_index=i, words=words)
+                    for i, words in boxes.items())
+
+
+def chunk_boxes(session: Session, *, client_id: str,
+                chunks: Collection[tuple[str, str, int]]) -> dict[tuple[str, str, int],
+                                                                   list[list[int]]]:
+    """{(document_id, version_id, chunk index): its words' boxes} of the client's chunks
+    that have them (one query for a page of evidence)."""
+    if not chunks:
+        return {}
+    wanted = set(chunks)
+    rows = session.execute(
+        select(Document.document_id, DocumentVersion.version_id, ChunkBoxes.chunk_index,
+               ChunkBoxes.words)
+        .join(DocumentVersion, DocumentVersion.document_pk == Document.id)
+        .join(ChunkBoxes, ChunkBoxes.version_pk == DocumentVersion.id)
+        .where(Document.client_id == client_id,
+               Document.document_id.in_({d for d, _, _ in wanted}),
+               DocumentVersion.version_id.in_({v for _, v, _ in wanted}),
+               ChunkBoxes.chunk_index.in_({i for _, _, i in wanted})))
+    return {(d, v, i): words for d, v, i, words in rows if (d, v, i) in wanted}
 
 
 def version_content(session: Session, *, version_pk: int) -> bytes:

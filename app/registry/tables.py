@@ -110,6 +110,18 @@ class DocumentAccess(Base):
     group_name: Mapped[str] = mapped_column(String(64), primary_key=True, index=True)
 
 
+class ChunkBoxes(Base):
+    """Where a paged version's chunk's words stand on their pages (app/documents/boxes.py):
+    [[start, end, page, x0, y0, x1, y1], …], kept at ingestion so search never reads the
+    file again. Only chunks of PDFs (and, later, scans) have a row."""
+
+    __tablename__ = "chunk_boxes"
+    version_pk: Mapped[int] = mapped_column(
+        ForeignKey("document_versions.id", ondelete="CASCADE"), primary_key=True)
+    chunk_index: Mapped[int] = mapped_column(Integer, primary_key=True)
+    words: Mapped[list[list[int]]] = mapped_column(JSON)
+
+
 class DocumentVersion(Base):
     """One uploaded version: queued → indexing → published → superseded, or failed."""
 

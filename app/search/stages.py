@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.orm import Session
 
+from app.documents.pages import PAGED_KINDS
 from app.documents.version_changes import ChangedPassage
 from app.domain.access import Access
 from app.domain.entity_values import query_entity_keys
@@ -53,6 +54,7 @@ from app.search.spans import literal_spans, query_terms
 from app.search.types import VersionHit
 from app.store import ChunkFilter
 from app.store.base import FAR_FUTURE
+from app.store.payload import KIND
 
 if TYPE_CHECKING:
     from app.search.service import SearchQuery
@@ -354,6 +356,23 @@ def _snippets(s: Searching) -> Searching:
         list(s.shown), query_terms(s.words), s.outcome.dense_vector)))
 
 
+def _boxes(s: Searching) -> Searching:
+    """Where a paged document's cited chunks stand on their pages: the words' boxes kept at
+    ingestion (app/documents/boxes.py), one registry read for the page's evidence."""
+    wanted = [(c.document_id, c.version_id, c.chunk_index) for h in s.shown
+              for c in h.evidence if c.payload.get(KIND) in PAGED_KINDS]
+    found = docs_registry.chunk_boxes(s.session, client_id=s.client_id, chunks=wanted)
+    return replace(s, shown=tuple(replace(h, evidence=tuple(
+        replace(c, boxes=tuple(tuple(w) for w in found[(c.document_id, c.version_id,
+                                                       c.chunk_index)]))
+        if (c.document_id, c.version_id, c.chunk_index) in found else c
+        for c in h.evidence)) for h in s.shown))
+
+
+def _cites_pages(s: Searching) -> bool:
+    return any(c.payload.get(KIND) in PAGED_KINDS for h in s.shown for c in h.evidence)
+
+
 def _annotate(s: Searching) -> Searching:
     """What each row says of its version: metadata and timeline, exact and near duplicates:
     one read of the page's versions, then only where one has a text hash (its exact
@@ -418,6 +437,7 @@ STAGES: tuple[Stage, ...] = (
         k in s.by_content() for k, _ in s.page)),
     Stage("snippets", _snippets, lambda s: bool(s.shown) and s.outcome is not None
           and s.outcome.dense_vector is not None),
+    Stage("boxes", _boxes, _cites_pages),
     Stage("annotate", _annotate, lambda s: bool(s.page)),
     Stage("diagnose", _diagnose, lambda s: bool(s.query.diagnose)),
     Stage("facets", _facets, lambda s: bool(s.facet_keys)),

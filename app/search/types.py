@@ -31,6 +31,9 @@ class Candidate:
     # for a chunk cited without a literal span: the sentence (start, end) closest to the query
     # by the dense model, where its snippet centres (app/search/snippets.py)
     focus: tuple[int, int] | None = None
+    # a paged document's chunk: its words' spans and boxes (app/documents/boxes.py), read
+    # for the page's evidence only
+    boxes: tuple[tuple[int, ...], ...] | None = field(default=None, compare=False, repr=False)
 
     @property
     def chunk_id(self) -> str:

@@ -8,6 +8,7 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any
 
+from app.documents.boxes import page_words
 from app.domain.errors import ExtractionError
 from app.domain.limits import OcrBounds
 from ingest.extract.columns import page_paragraphs
@@ -242,6 +243,7 @@ def extract_pdf(content: bytes, filename: str,
     garbled_pages: list[tuple[int, float]] = []  # (page, word share) of layers kept garbled
     fallback = PdfiumPages(content, filename, warnings)
     pages_done = 0
+    words: dict[int, list] = {}  # each text page's words and boxes, for citations
 
     def read_page_text(number: int, page: Any) -> int:
         """One page's blocks (its text layer, else OCR); 1 when its own layer was kept."""
@@ -259,6 +261,7 @@ def extract_pdf(content: bytes, filename: str,
                 warnings.append(f"page {number} has no text (no text layer, no image)")
                 return 0
             blocks.extend(fallback.unless_lost(number, text) or layer)
+            words[number] = page_words(page.extract_words(), page.width, page.height)
             return 1
         if engine is None:
             blocks.extend(layer if text else [])
@@ -331,4 +334,5 @@ def extract_pdf(content: bytes, filename: str,
     return ExtractedText(blocks=blocks, title=title or None, page_count=page_count,
                          warnings=warnings, quality=quality,
                          extra={k.lower(): v for k, v in meta.items()
-                                if k in ("Author", "Subject") and isinstance(v, str) and v})
+                                if k in ("Author", "Subject") and isinstance(v, str) and v},
+                         page_words=words)

@@ -42,6 +42,10 @@ class ExtractedText:
     quality: dict[str, object] = field(default_factory=lambda: {
         "text_extraction": "native", "ocr_used": False})
     attachments: list[Attachment] = field(default_factory=list)
+    # a paged document's words with their boxes, by page (app/documents/boxes.py): where
+    # a citation's words stand (a PDF's text layer)
+    page_words: dict[int, list[tuple[str, float, float, float, float]]] = field(
+        default_factory=dict)
 
 
 def decode_text(content: bytes, warnings: list[str] | None = None,
