@@ -19,6 +19,7 @@ FIELD_CODES = {
     "limit": "INVALID_LIMIT", "offset": "INVALID_OFFSET", "filters": "INVALID_FILTER",
     "rerank": "INVALID_REQUEST", "explain": "INVALID_REQUEST", "fusion": "INVALID_FUSION",
     "versions": "INVALID_VERSIONS", "as_of": "INVALID_AS_OF", "diagnose": "INVALID_DIAGNOSE",
+    "access": "ACCESS_GROUP_INVALID", "groups": "ACCESS_GROUP_INVALID",
 }
 
 

@@ -20,7 +20,7 @@ from pydantic import (
     model_serializer,
 )
 
-from app.domain.access import MAX_GROUPS
+from app.domain.access import GROUP_PATTERN, MAX_GROUPS
 from app.domain.formats import KINDS
 from app.domain.limits import is_valid_utf8
 from app.registry.vocabulary import VERSION_STATES
@@ -188,13 +188,19 @@ def _integral(value: object) -> object:
 JsonInteger = Annotated[int, BeforeValidator(_integral)]
 
 
+# "At least one non-blank character", the same in every regex engine that reads it: Python's
+# \s also holds \x1c-\x1f and \x85, ECMAScript's (a generated client's, schemathesis's)
+# \ufeff, the Rust engine pydantic validates with neither; the class excludes all of them
+NOT_BLANK = r"[^\s\x1c-\x1f\x85\ufeff]"
+
+
 class SearchTerms(BaseModel):
     """What a search asks — query, scope, alpha, filters — as POST /search and a watch
     (POST /watches) both take it."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    query: str = Field(..., min_length=1, max_length=MAX_QUERY_CHARS, pattern=r"\S",
+    query: str = Field(..., min_length=1, max_length=MAX_QUERY_CHARS, pattern=NOT_BLANK,
                        description="Free text with at least one non-blank character; only "
                                    "ever embedded and tokenised, never parsed.")
     scope: Annotated[Scope, Field(strict=False)] = Field(
@@ -688,8 +694,8 @@ class DocumentOut(BaseModel):
 class DocumentChange(BaseModel):
     """PATCH /documents/{id}."""
 
-    model_config = ConfigDict(extra="forbid")
-    access: list[Annotated[str, Field(max_length=64)]] = Field(
+    model_config = ConfigDict(extra="forbid", strict=True)
+    access: list[Annotated[str, Field(pattern=GROUP_PATTERN)]] = Field(
         max_length=MAX_GROUPS, description=(
             "The document's access groups from now on ([]: every key of the client sees "
             "it); each 1–64 characters of a-z, 0-9, '.', '_', '-'"))
@@ -698,8 +704,8 @@ class DocumentChange(BaseModel):
 class KeyRequest(BaseModel):
     """POST /clients/me/keys."""
 
-    model_config = ConfigDict(extra="forbid")
-    groups: list[Annotated[str, Field(max_length=64)]] | None = Field(
+    model_config = ConfigDict(extra="forbid", strict=True)
+    groups: list[Annotated[str, Field(pattern=GROUP_PATTERN)]] | None = Field(
         None, max_length=MAX_GROUPS, description=(
             "The access groups the key sees (besides unrestricted documents); null: an admin "
             "key, it sees every document of the client"))
@@ -997,7 +1003,7 @@ CHUNK_ID_PATTERN = r"^[A-Za-z0-9._-]+:v[0-9]+:[0-9]+$"
 class JudgmentIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    query: str = Field(..., min_length=1, max_length=1000, pattern=r"\S",
+    query: str = Field(..., min_length=1, max_length=1000, pattern=NOT_BLANK,
                        description="The query as your users type it")
     document_id: str | None = Field(None, min_length=1, max_length=200,
                                     description="The document judged (or give chunk_id)")

@@ -69,13 +69,19 @@ def render_page(*, key: tuple, kind: str, content: bytes, page: int, width: int,
         if cache_key in _cache:
             _cache.move_to_end(cache_key)
             return _cache[cache_key]
-    count = page_count(kind, content)
-    if not 1 <= page <= count:
-        raise NotFound(f"page {page} does not exist: the file has {count} page(s)",
-                       code="PAGE_NOT_FOUND", details={"pages": count})
-    image = _pdf_page(content, page, width) if kind == "pdf" else _image_page(content, page,
-                                                                               width)
-    png = _png(_highlighted(image, drawn))
+    try:
+        count = page_count(kind, content)
+        if not 1 <= page <= count:
+            raise NotFound(f"page {page} does not exist: the file has {count} page(s)",
+                           code="PAGE_NOT_FOUND", details={"pages": count})
+        image = (_pdf_page(content, page, width) if kind == "pdf"
+                 else _image_page(content, page, width))
+        png = _png(_highlighted(image, drawn))
+    except NotFound:
+        raise
+    except Exception as exc:  # noqa: BLE001 - PDFium and Pillow fail in many ways on bad files
+        raise BadRequest(f"the stored file cannot be drawn ({type(exc).__name__}); its text "
+                         "was indexed as extraction read it", code="PAGE_UNREADABLE") from None
     with _lock:
         _cache[cache_key] = png
         while len(_cache) > CACHED_PAGES:

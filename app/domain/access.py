@@ -20,6 +20,10 @@ from dataclasses import dataclass
 from app.domain.errors import BadRequest, Forbidden
 
 GROUP_NAME_RE = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
+# As the API's schema states a name (any case: names are folded), and a form field's list
+GROUP_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+GROUP_LIST_PATTERN = ("^ *(?:[A-Za-z0-9][A-Za-z0-9_.-]{0,63}"
+                      "(?: *, *[A-Za-z0-9][A-Za-z0-9_.-]{0,63}){0,31})? *$")
 MAX_GROUPS = 32  # per document, per key and per delegated request
 GROUPS_HEADER = "x-evidence-groups"
 GROUP_RULE = ("a group name is 1–64 characters of a-z, 0-9, '.', '_' and '-', starting "

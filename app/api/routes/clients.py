@@ -65,7 +65,7 @@ def metadata_catalog(session: SessionDep, client: ClientDep) -> MetadataCatalog:
 
 
 @router.post("/clients/me/keys", response_model=KeyIssued, status_code=201,
-             responses=error_responses(401, 403, 422, 500))
+             responses=error_responses(400, 401, 403, 422, 500))
 def issue_key(body: KeyRequest, session: SessionDep, client: ClientDep) -> KeyIssued:
     """Issue another key of this client, by an admin key (one without groups: a key with
     groups is refused at the door): ``groups`` makes it see only unrestricted documents and

@@ -27,7 +27,7 @@ from app.documents.uploads import (
     accept_upload,
     parse_metadata_field,
 )
-from app.domain.access import MAX_GROUPS, parse_groups
+from app.domain.access import GROUP_LIST_PATTERN, parse_groups
 from app.domain.errors import PayloadTooLarge
 from app.domain.formats import SUPPORTED
 from app.registry import documents as docs_registry
@@ -41,7 +41,6 @@ UPLOAD_FORMATS = "The file; by extension: " + ", ".join(sorted(SUPPORTED))
 DOCUMENT_ID_PATTERN = f"^({DOCUMENT_ID_RE.pattern})?$"  # empty: no id, as if absent
 MAX_LIST_OFFSET = 10_000_000  # far past any listing, well inside the registry's integers
 MAX_LIST_FILTERS = 100  # values per filter
-MAX_ACCESS_CHARS = MAX_GROUPS * 65
 
 
 @router.post("/documents", status_code=202, response_model=UploadAccepted,
@@ -65,7 +64,7 @@ def upload_document(
                     "relabels every version): only keys holding one of them, and admin keys, "
                     "see it; absent: a new document is seen by every key of the client, an "
                     "existing one keeps its groups",
-        json_schema_extra={"maxLength": MAX_ACCESS_CHARS})] = None,
+        pattern=GROUP_LIST_PATTERN)] = None,
 ) -> UploadAccepted:
     """Queue a new version of a document (a new document unless ``document_id`` names one)."""
     limit = runtime.settings.ingest.max_upload_bytes
@@ -99,7 +98,7 @@ def upload_document(
 
 
 @router.patch("/documents/{document_id}", response_model=DocumentOut,
-               responses=error_responses(401, 403, 404, 409, 422, 500))
+               responses=error_responses(400, 401, 403, 404, 409, 422, 500))
 def change_document(body: DocumentChange, runtime: RuntimeDep, session: SessionDep,
                     client: PublishingClientDep, document: DocumentDep) -> DocumentOut:
     """Change a document's access groups: every version's chunks are relabelled before the

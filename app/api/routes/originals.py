@@ -13,6 +13,7 @@ from app.api.schemas import error_responses
 from app.documents.boxes import cited_boxes
 from app.documents.pages import DEFAULT_WIDTH, MAX_WIDTH, MIN_WIDTH, Box, render_page
 from app.domain.errors import NotFound
+from app.domain.formats import SUPPORTED
 from app.registry import documents as docs_registry
 from app.registry.tables import Document, DocumentVersion
 
@@ -20,6 +21,14 @@ router = APIRouter(tags=["documents"])
 VersionId = Annotated[str, Path(pattern="^v[0-9]{1,9}$", description="v1, v2, …")]
 CHUNK_ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._\\-]{0,199}:v[0-9]{1,9}:[0-9]{1,6}$"
 MAX_PAGE = 100_000
+
+
+KIND_BY_MIME = {mime: kind for kind, mime in SUPPORTED.values()}
+
+
+def kind_of(version: DocumentVersion) -> str:
+    """The version's own kind (a document's kind is its latest upload's)."""
+    return KIND_BY_MIME.get(version.mime_type, "")
 
 
 def _version(session: SessionDep, document: Document, version_id: str) -> DocumentVersion:
@@ -74,7 +83,7 @@ def page_image(
         words = docs_registry.chunk_boxes(session, client_id=document.client_id, chunks=[
             (doc_id, chunk_version, int(index))]).get((doc_id, chunk_version, int(index)), [])
         boxes = [Box(**b) for b in cited_boxes(words, [(0, 1 << 30)])]  # type: ignore[arg-type]
-    png = render_page(key=(version.id, version.content_sha256), kind=document.kind,
+    png = render_page(key=(version.id, version.content_sha256), kind=kind_of(version),
                       content=docs_registry.version_content(session, version_pk=version.id),
                       page=page, width=width, boxes=boxes)
     return Response(png, media_type="image/png",
