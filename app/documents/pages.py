@@ -104,11 +104,11 @@ def _pdf_page(content: bytes, page: int, width: int):  # type: ignore[no-untyped
 
 
 def _image_page(content: bytes, page: int, width: int):  # type: ignore[no-untyped-def]
-    from PIL import Image, ImageOps
+    from PIL import Image
 
     with Image.open(io.BytesIO(content)) as image:
         image.seek(page - 1)
-        frame = ImageOps.exif_transpose(image.convert("RGB"))
+        frame = image.convert("RGB")  # as OCR read it (the boxes are on these pixels)
     height = max(1, round(frame.height * width / max(frame.width, 1)))
     if width * height > MAX_PIXELS:
         height = MAX_PIXELS // width

@@ -34,12 +34,14 @@ def extract_image(content: bytes, filename: str, on_page: Callable[[int, int], N
                               "(EVIDENCE_INGEST__OCR_MAX_PAGES)", code="OCR_TOO_MANY_PAGES")
     report = OcrReport(engine.name, [], [])
     blocks: list[Block] = []
+    words: dict[int, list] = {}  # each page's words and boxes, for citations
     try:
         for number, frame in enumerate(ImageSequence.Iterator(image), start=1):
             check_pixels(frame.size, filename, settings.max_pixels)
-            text = read_page(engine, frame.convert("RGB"), number, settings, report, filename)
-            if text:
-                blocks.append(Block(text=text, page=number))
+            read = read_page(engine, frame.convert("RGB"), number, settings, report, filename)
+            if read.text:
+                blocks.append(Block(text=read.text, page=number))
+                words[number] = list(read.words)
             if on_page is not None:
                 on_page(number, frames)
     except ExtractionError:
@@ -57,4 +59,5 @@ def extract_image(content: bytes, filename: str, on_page: Callable[[int, int], N
         warnings.append(f"OCR ({engine.name}) found no text in {filename}")
     return ExtractedText(blocks=blocks, page_count=frames, warnings=warnings,
                          quality={"text_extraction": "ocr", "ocr_used": True,
-                                  "ocr_engine": engine.name, **report.quality()})
+                                  "ocr_engine": engine.name, **report.quality()},
+                         page_words=words)

@@ -19,7 +19,7 @@ import re
 import shutil
 import subprocess
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -34,6 +34,33 @@ class OcrPage:
     confidence: float  # mean word confidence, 0..1 (1 when nothing was read)
     rotated: int = 0  # degrees clockwise the page was turned before it was read
     deskewed: float = 0.0  # degrees counter-clockwise it was levelled (ingest/extract/deskew.py)
+    # the words read with their boxes on the page as given (0–1, top left), for citations;
+    # none where the page was read turned a quarter or more (not mapped back)
+    words: tuple[tuple[str, float, float, float, float], ...] = ()
+
+
+def unlevelled(words: tuple[tuple[str, float, float, float, float], ...], angle: float,
+               levelled_size: tuple[int, int], size: tuple[int, int]
+               ) -> tuple[tuple[str, float, float, float, float], ...]:
+    """Boxes read on a page levelled by ``angle`` degrees counter-clockwise (Pillow's
+    ``rotate(expand=True)``: ``levelled_size``) as boxes on the page as it was (``size``):
+    each corner turned back about the centres, the box around them."""
+    import math
+
+    (lw, lh), (w, h) = levelled_size, size
+    cos, sin = math.cos(math.radians(angle)), math.sin(math.radians(angle))
+
+    def back(x: float, y: float) -> tuple[float, float]:
+        dx, dy = x * lw - lw / 2, y * lh - lh / 2
+        return ((dx * cos - dy * sin + w / 2) / w, (dx * sin + dy * cos + h / 2) / h)
+
+    out = []
+    for text, x0, y0, x1, y1 in words:
+        corners = [back(x, y) for x in (x0, x1) for y in (y0, y1)]
+        xs, ys = [c[0] for c in corners], [c[1] for c in corners]
+        out.append((text, *(min(1.0, max(0.0, v)) for v in (min(xs), min(ys), max(xs),
+                                                             max(ys)))))
+    return tuple(out)
 
 
 # Tesseract runs one OpenMP thread: its default (every core) took 43 s wall / 29 s CPU for an
@@ -74,12 +101,16 @@ class Tesseract:
         turned = image.rotate(-turn, expand=True) if turn else image
         # a sheet skewed on the glass: levelled first (Tesseract reads 10° as almost nothing)
         skew = skew_angle(turned)
-        read_png = _png(levelled(turned, skew)) if skew else (_png(turned) if turn else png)
-        upright = _from_tsv(self._run(read_png, timeout_s - (time.monotonic() - t0)))
-        upright = OcrPage(upright.text, upright.confidence, turn, skew)
+        read_image = levelled(turned, skew) if skew else turned
+        read_png = _png(read_image) if skew or turn else png
+        upright = _from_tsv(self._run(read_png, timeout_s - (time.monotonic() - t0)),
+                            read_image.size)
+        words = () if turn else (unlevelled(upright.words, skew, read_image.size, image.size)
+                                 if skew else upright.words)
+        upright = OcrPage(upright.text, upright.confidence, turn, skew, words)
         if not turn:
             return upright
-        as_is = _from_tsv(self._run(png, timeout_s - (time.monotonic() - t0)))
+        as_is = _from_tsv(self._run(png, timeout_s - (time.monotonic() - t0)), image.size)
         return upright if upright.confidence >= as_is.confidence else as_is
 
     def _orientation(self, png: bytes, timeout_s: float) -> int:
@@ -118,9 +149,12 @@ def _png(image: Any) -> bytes:
     return buf.getvalue()
 
 
-def _from_tsv(tsv: str) -> OcrPage:
+def _from_tsv(tsv: str, size: tuple[int, int] | None = None) -> OcrPage:
+    """Tesseract's TSV as lines and paragraphs; with the image's ``size``, each word's box
+    too (page-relative)."""
     lines: dict[tuple[int, int, int], list[str]] = {}
     confidences = []
+    boxed: list[tuple[str, float, float, float, float]] = []
     for row in tsv.splitlines()[1:]:
         cols = row.split("\t")
         if len(cols) < 12 or cols[0] != "5" or not cols[11].strip():
@@ -129,11 +163,16 @@ def _from_tsv(tsv: str) -> OcrPage:
         lines.setdefault(key, []).append(cols[11].strip())
         if float(cols[10]) >= 0:
             confidences.append(float(cols[10]) / 100)
+        if size and size[0] > 0 and size[1] > 0:
+            left, top, wide, high = (float(c) for c in cols[6:10])
+            boxed.append((cols[11].strip(), left / size[0], top / size[1],
+                          (left + wide) / size[0], (top + high) / size[1]))
     paragraphs: dict[tuple[int, int], list[str]] = {}
     for (block, par, _line), words in lines.items():
         paragraphs.setdefault((block, par), []).append(" ".join(words))
     text = "\n\n".join(_reflowed(p) for p in paragraphs.values())
-    return OcrPage(text, sum(confidences) / len(confidences) if confidences else 1.0)
+    return OcrPage(text, sum(confidences) / len(confidences) if confidences else 1.0,
+                   words=tuple(boxed))
 
 
 def _reflowed(lines: list[str]) -> str:
@@ -163,7 +202,7 @@ class RapidOcr:
         result, _ = self._engine(np.asarray(image.convert("RGB")))
         if time.monotonic() - t0 > timeout_s:
             raise _timeout(timeout_s)
-        page = _from_boxes(result or [])
+        page = _from_boxes(result or [], image.size)
         if not _on_end(result or []):
             return page
         # on its side, each box is read (the classifier turns it) but lines lose their order:
@@ -186,10 +225,13 @@ def _on_end(boxes: list) -> bool:
     return bool(shapes) and sum(h > 1.5 * w for h, w in shapes) * 2 > len(shapes)
 
 
-def _from_boxes(boxes: list) -> OcrPage:
+def _from_boxes(boxes: list, size: tuple[int, int] | None = None) -> OcrPage:
     """Boxes ([corners, text, score]) as lines: a box whose vertical middle falls within the
     current line's height joins it. Lines as paragraphs: a gap over half a line's height
-    between two lines ends one (pdfminer's ``line_margin``, the rule PDF pages are read by)."""
+    between two lines ends one (pdfminer's ``line_margin``, the rule PDF pages are read by).
+    With the image's ``size``, each word's box (page-relative): RapidOCR boxes phrases, so a
+    box's width is shared among its words by their lengths."""
+    boxed = _box_words(boxes, size) if size and size[0] > 0 and size[1] > 0 else ()
     items = sorted(((min(p[1] for p in b[0]), max(p[1] for p in b[0]), min(p[0] for p in b[0]),
                      str(b[1]), float(b[2])) for b in boxes if str(b[1]).strip()))
     lines: list[list[tuple[float, str]]] = []
@@ -214,7 +256,20 @@ def _from_boxes(boxes: list) -> OcrPage:
             paragraphs.append([words])
     text = "\n\n".join(_reflowed(p) for p in paragraphs)
     scores = [i[4] for i in items]
-    return OcrPage(text, sum(scores) / len(scores) if scores else 1.0)
+    return OcrPage(text, sum(scores) / len(scores) if scores else 1.0, words=boxed)
+
+
+def _box_words(boxes: list, size: tuple[int, int]
+               ) -> tuple[tuple[str, float, float, float, float], ...]:
+    w, h = size
+    out = []
+    for corners, text, _score in ((b[0], str(b[1]), b[2]) for b in boxes):
+        x0, x1 = min(p[0] for p in corners), max(p[0] for p in corners)
+        y0, y1 = min(p[1] for p in corners) / h, max(p[1] for p in corners) / h
+        per_char = (x1 - x0) / max(len(text), 1)
+        out.extend((m.group(), (x0 + m.start() * per_char) / w, y0,
+                    (x0 + m.end() * per_char) / w, y1) for m in re.finditer(r"\S+", text))
+    return tuple(out)
 
 
 LINE_MARGIN = 0.5  # of a line's height: pdfminer's default line_margin
@@ -309,8 +364,9 @@ def require_engine(settings: OcrBounds, filename: str) -> OcrEngine:
 
 
 def read_page(engine: OcrEngine, image: Any, page: int, settings: OcrBounds,
-              report: OcrReport, filename: str) -> str:
-    """One page's text by OCR, recorded in ``report``; the bound's failure names the page."""
+              report: OcrReport, filename: str) -> OcrPage:
+    """One page by OCR (its text stripped, its words' boxes), recorded in ``report``; the
+    bound's failure names the page."""
     try:
         result = engine.read(image, settings.page_seconds)
     except ExtractionError as exc:
@@ -323,4 +379,4 @@ def read_page(engine: OcrEngine, image: Any, page: int, settings: OcrBounds,
         report.deskewed.append((page, result.deskewed))
     if result.text.strip() and result.confidence < settings.low_confidence:
         report.low.append((page, round(result.confidence, 2)))
-    return result.text.strip()
+    return replace(result, text=result.text.strip())

@@ -274,10 +274,13 @@ def extract_pdf(content: bytes, filename: str,
                 f"{filename} has more than {settings.max_pages:,} pages without a text layer; "
                 "OCR reads at most that many per document (EVIDENCE_INGEST__OCR_MAX_PAGES): "
                 "split the scan", code="OCR_TOO_MANY_PAGES")
-        read = read_page(engine, _render(page, settings), number, settings, report, filename)
+        ocr = read_page(engine, _render(page, settings), number, settings, report, filename)
+        read: str | None = ocr.text
         if share is not None and (word_share(read or "") or 0.0) <= share:
             garbled_pages.append((number, share))  # OCR read no better
             read = None
+        if read:
+            words[number] = list(ocr.words)  # the rendered page is the whole page
         if read or text:
             blocks.append(Block(text=read or clean_glyphs(text), page=number))
         return 0

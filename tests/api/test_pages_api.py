@@ -138,3 +138,39 @@ def test_another_client_and_a_key_without_the_group_get_404_for_all_three(
             assert (r.status_code, r.json()["error"]["code"]) == (404, "DOCUMENT_NOT_FOUND")
         assert all(r["document_version"]["document_id"] != "contract" for r in svc.search(
             key, query="indemnity cap").json()["results"])
+
+
+SCAN = ["INVOICE 2024-0117", "Kestrel Logistics Ltd", "Amount due: $18,450.00"]
+
+
+@pytest.mark.parametrize("engine", [pytest.param("tesseract", marks=pytest.mark.skipif(
+    __import__("shutil").which("tesseract") is None, reason="Debian's tesseract-ocr is not "
+                                                            "installed")), "rapidocr"])
+@pytest.mark.parametrize("kind", ["photo", "scanned pdf"])
+def test_ocr_words_carry_their_boxes_on_the_right_page(tmp_path: Path, engine: str,
+                                                       kind: str) -> None:
+    """A photo and a scanned PDF (a page of the scan after a page of text): the cited words'
+    box stands where tests/factories.scan_image drew them (x from 150 px, line 2 at
+    200 + 90 px of a 1700 × 2200 page, 40 px type), through either OCR engine."""
+    from tests.factories import image_bytes, scan_image, scanned_pdf
+
+    settings = make_settings(tmp_path)
+    settings.search.sparse_floor = 0.0
+    settings.ingest = settings.ingest.model_copy(update={"ocr_engine": engine})
+    page = scan_image(SCAN)
+    name, content, page_no = (("scan.png", image_bytes(page, "PNG"), 1) if kind == "photo"
+                              else ("scan.pdf", scanned_pdf(["A typed cover page.", page]), 2))
+    with running_service(tmp_path, fake_models(), settings=settings) as s:
+        s.ingest(name, content, document_id="scan")
+        body = s.search(query="Kestrel Logistics", alpha=0.0).json()
+        item = body["results"][0]["content_evidence"]["items"][0]
+        assert item["page"] == page_no
+        [box] = item["boxes"]
+        assert box["page"] == page_no
+        assert box["x0"] == pytest.approx(150 / 1700, abs=0.015)
+        assert 200 / 2200 < box["y0"] < box["y1"] < 400 / 2200  # line 2 (290–330 px)
+        assert box["y0"] == pytest.approx(300 / 2200, abs=0.012)
+        drawn = _png(s.http.get(f"/documents/scan/versions/v1/pages/{page_no}.png",
+                                params={"width": 850, "highlight": item["chunk_id"]},
+                                headers=s.auth()))
+        assert drawn.size == ((850, 1100) if kind == "photo" else (850, 1100))

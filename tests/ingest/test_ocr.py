@@ -10,7 +10,7 @@ import pytest
 from app.domain.errors import ExtractionError
 from app.domain.limits import OcrBounds
 from ingest.extract import extract
-from ingest.extract.ocr import _from_boxes, _from_tsv, engine_for
+from ingest.extract.ocr import OcrPage, _from_boxes, _from_tsv, engine_for
 from tests.factories import image_bytes, scan_image, scanned_pdf
 
 INVOICE = ["INVOICE 2024-0117", "Kestrel Logistics Ltd", "Amount due: $18,450.00",
@@ -167,7 +167,8 @@ def test_scanned_pages_over_the_bound_are_refused_before_any_ocr(
 
     read: list[int] = []
     monkeypatch.setattr(pdf_module, "read_page",
-                        lambda _e, _img, number, *a, **k: read.append(number) or f"p{number}")
+                        lambda _e, _img, number, *a, **k: read.append(number)
+                        or OcrPage(f"p{number}", 1.0))
     pages: list[object] = ["A born-digital cover page about the quarterly audit."]
     pages += [scan_image([f"page {i}"], size=(200, 150)) for i in range(scans)]
     bounds = OcrBounds(engine="rapidocr", max_pages=2)

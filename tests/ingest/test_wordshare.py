@@ -11,6 +11,7 @@ import pytest
 
 from app.domain.limits import OcrBounds
 from ingest.extract import extract
+from ingest.extract.ocr import OcrPage
 from ingest.extract.wordshare import GARBLED_SHARE, garbled, word_share
 from tests.factories import scan_image, scanned_pdf
 
@@ -76,7 +77,7 @@ def test_a_garbled_layer_over_an_image_is_ocred_and_the_better_reading_kept(
         monkeypatch: pytest.MonkeyPatch, ocr_reads: str, kept: str) -> None:
     from ingest.extract import pdf as pdf_module
 
-    monkeypatch.setattr(pdf_module, "read_page", lambda *a, **k: ocr_reads)
+    monkeypatch.setattr(pdf_module, "read_page", lambda *a, **k: OcrPage(ocr_reads, 1.0))
     layer = _salad(2)
     result = extract("pdf", _layer_pdf(layer, scan_image(["a scan"], size=(200, 150))),
                      "scan.pdf", ocr=OcrBounds(engine="rapidocr"))
@@ -91,7 +92,8 @@ def test_a_garbled_layer_over_an_image_is_ocred_and_the_better_reading_kept(
 def test_a_scan_with_no_layer_is_not_called_garbled(monkeypatch: pytest.MonkeyPatch) -> None:
     from ingest.extract import pdf as pdf_module
 
-    monkeypatch.setattr(pdf_module, "read_page", lambda *a, **k: "Kestrel Logistics invoice")
+    monkeypatch.setattr(pdf_module, "read_page",
+                        lambda *a, **k: OcrPage("Kestrel Logistics invoice", 1.0))
     pdf = scanned_pdf([scan_image(["Kestrel Logistics invoice"], size=(400, 300))])
     result = extract("pdf", pdf, "scan.pdf", ocr=OcrBounds(engine="rapidocr"))
     assert "garbled_text_pages" not in result.quality
