@@ -36,6 +36,7 @@ class Call:
     files: dict[str, Any] | None = None
     ok: tuple[int, ...] = (200,)
     retry: bool = False  # safe to repeat: a read
+    raw: bool = False  # the answer's bytes, not JSON (a page image, an original file)
 
     def request(self) -> dict[str, Any]:
         """httpx's request arguments."""
@@ -87,7 +88,7 @@ class _Api:
                 raise _transport_error(self.base_url, error) from None  # type: ignore[arg-type]
             return AGAIN
         if response.status_code in call.ok:
-            return _body(response)
+            return response.content if call.raw else _body(response)
         if last or response.status_code not in RETRY_STATUSES:
             raise EvidenceError.from_response(response)
         return AGAIN
@@ -118,6 +119,21 @@ class _Api:
             form["access"] = ",".join(access)
         return self._run(Call("POST", "/documents", data=form,
                               files={"file": (filename, content)}, ok=(202,)))
+
+    def original(self, document_id: str, version_id: str) -> Any:
+        """GET /documents/{id}/versions/{v}/file: the bytes uploaded, byte for byte."""
+        return self._run(Call("GET", f"/documents/{_segment(document_id)}/versions/"
+                                     f"{_segment(version_id)}/file", retry=True, raw=True))
+
+    def page_image(self, document_id: str, version_id: str, page: int, *,
+                   width: int | None = None, highlight: str | None = None) -> Any:
+        """GET …/versions/{v}/pages/{n}.png: a page of a PDF or image as PNG bytes, with
+        the chunk ``highlight`` (a chunk_id) boxed."""
+        params = {k: v for k, v in {"width": width, "highlight": highlight}.items()
+                  if v is not None}
+        return self._run(Call("GET", f"/documents/{_segment(document_id)}/versions/"
+                                     f"{_segment(version_id)}/pages/{int(page)}.png",
+                              params=params or None, retry=True, raw=True))
 
     def set_access(self, document_id: str, groups: list[str]) -> Any:
         """PATCH /documents/{document_id}: its access groups from now on ([]: every key of

@@ -48,6 +48,10 @@ def _row_text(row: dict[str, Any]) -> str:
         where = f"chunk_id: {ident(item['chunk_id'])}"
         if item.get("page") is not None:
             where += f"  page: {ident(item['page'])}"
+        if item.get("boxes"):  # where the cited words stand: page-relative, a box a line
+            where += "  boxes: " + "; ".join(
+                f"p{int(b['page'])} ({float(b['x0']):.3f}, {float(b['y0']):.3f})–"
+                f"({float(b['x1']):.3f}, {float(b['y1']):.3f})" for b in item["boxes"][:5])
         if item.get("heading_path"):
             where += "  section: " + " > ".join(one_line(h) for h in item["heading_path"])
         lines += [where, fence(str(item["text"]))]

@@ -784,3 +784,39 @@ def test_a_json_call_answers_as_the_public_client_would(tmp_path: Path) -> None:
     with pytest.raises(ServiceError) as nobody:
         json_call(f"http://127.0.0.1:{free_port()}", "k1", "GET", "/ok")
     assert nobody.value.code == "SERVER_UNREACHABLE" and "evidence serve" in nobody.value.message
+
+
+def test_download_and_open_a_page_from_the_server_and_from_the_registry(
+        narrow: CliRunner, server: LiveServer, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 49: `evidence download DOC` writes the file byte for byte; `evidence open DOC
+    --page N --highlight CHUNK` a PNG; through a running server and, with none, from the
+    registry here (the server's, read beside it)."""
+    from tests.factories import pdf_bytes
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    original = pdf_bytes(["Page one of the lease.", "Page two: the deposit is refundable."])
+    (folder / "lease.pdf").write_bytes(original)
+    assert _run(narrow, server, "ingest", str(folder))[0] == 0
+    for where in ("server", "here"):
+        if where == "here":
+            monkeypatch.setenv("EVIDENCE_DATABASE__URL", server.runtime.settings.database.url)
+            monkeypatch.setenv("EVIDENCE_API_KEY", server.keys["acme"])
+            get_settings.cache_clear()
+            run = lambda *a: (lambda r: (r.exit_code, r.output))(  # noqa: E731
+                narrow.invoke(cli.app, list(a)))
+        else:
+            run = lambda *a: _run(narrow, server, *a)  # noqa: E731
+        out = tmp_path / f"lease-{where}.pdf"
+        code, said = run("download", "lease.pdf", "--out", str(out))
+        assert code == 0 and out.read_bytes() == original, said
+        png = tmp_path / f"page-{where}.png"
+        code, said = run("open", "lease.pdf:v1", "--page", "2", "--width", "300",
+                         "--highlight", "lease.pdf:v1:0", "--out", str(png))
+        assert code == 0, said
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        code, said = run("open", "lease.pdf", "--page", "3", "--out", str(png))
+        assert code == 1 and "PAGE_NOT_FOUND" in said, said
+        code, said = run("download", "lease.pdf:v7")
+        assert code == 1 and "VERSION_NOT_FOUND" in said, said

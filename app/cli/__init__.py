@@ -14,6 +14,7 @@ from app.cli import (  # noqa: F401
     evaluate,
     ingest,
     models,
+    originals,
     search,
     service,
     store,
@@ -38,7 +39,7 @@ __all__ = ["app", "cli_error", "main", "pick_files", "spec_text"]
 
 # The command list in the order a newcomer meets them (modules register in import order)
 ORDER = ("migrate", "serve", "worker", "ingest", "openapi", "reindex", "search", "changes",
-         "entities", "mcp", "eval", "calibrate")
+         "open", "download", "entities", "mcp", "eval", "calibrate")
 app.registered_commands.sort(key=lambda c: ORDER.index(
     c.name or (c.callback.__name__ if c.callback else "")) if (
     c.name or (c.callback.__name__ if c.callback else "")) in ORDER else len(ORDER))

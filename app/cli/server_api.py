@@ -116,7 +116,8 @@ class ServerApi:
         """The JSON body of a successful answer; anything else raises a one-line error."""
         if not (kwargs.get("files") or kwargs.get("data")):
             return json_call(self.url, self.key, method, path, ok=ok, timeout=self.timeout,
-                             params=kwargs.get("params"), body=kwargs.get("json"))
+                             params=kwargs.get("params"), body=kwargs.get("json"),
+                             raw=bool(kwargs.get("raw")))
         from evidence_client import EvidenceClient, EvidenceError
         from evidence_client.client import Call
 
@@ -141,10 +142,11 @@ class _Failed:
 
 def json_call(url: str, key: str, method: str, path: str, *, ok: tuple[int, ...] = (200,),
               timeout: float = 120, params: dict[str, Any] | None = None,
-              body: Any = None) -> Any:
+              body: Any = None, raw: bool = False) -> Any:
     """One JSON call to the API, answered as evidence_client answers it: the body of a
-    success, else the API's one error shape (or the plain HTTP status a proxy gave) as a
-    ServiceError; a server that cannot be reached or does not answer in time said so."""
+    success (``raw``: its bytes — a page image, an original file), else the API's one error
+    shape (or the plain HTTP status a proxy gave) as a ServiceError; a server that cannot be
+    reached or does not answer in time said so."""
     import http.client
     import json
     import socket
@@ -168,7 +170,7 @@ def json_call(url: str, key: str, method: str, path: str, *, ok: tuple[int, ...]
                                                                        else ""),
                            body=data, headers=headers)
         response = connection.getresponse()
-        raw = response.read()
+        content = response.read()
     except (TimeoutError, socket.timeout):
         raise cli_error(_Failed("SERVER_TIMEOUT", f"the server at {url} did not answer in "
                                                   "time"), url) from None
@@ -181,15 +183,15 @@ def json_call(url: str, key: str, method: str, path: str, *, ok: tuple[int, ...]
     finally:
         connection.close()
     if response.status in ok:
-        return json.loads(raw) if raw else None
+        return content if raw else json.loads(content) if content else None
     try:
-        error = json.loads(raw)["error"]
+        error = json.loads(content)["error"]
         details = dict(error.get("details") or {})
         details.pop("request_id", None)
         failed = _Failed(str(error["code"]), str(error["message"]), response.status, details)
     except (ValueError, KeyError, TypeError):
         failed = _Failed("HTTP_ERROR", f"HTTP {response.status}: "
-                                       f"{raw[:200].decode('utf-8', 'replace')}",
+                                       f"{content[:200].decode('utf-8', 'replace')}",
                          response.status)
     raise cli_error(failed, url)
 

@@ -142,8 +142,9 @@ def worker(
 @app.command()
 def openapi(out: Annotated[Path, typer.Option(help="where to write the spec")] = Path(
         "openapi.json")) -> None:
-    """Write the API's OpenAPI spec (the checked-in openapi.json; a test fails when it drifts):
-    the one a running `evidence serve` on this data folder serves, else built here (building
+    """Write the API's OpenAPI spec (the checked-in openapi.json; a test fails when it drifts).
+
+    The one a running `evidence serve` on this data folder serves, else built here (building
     the application takes ~1 s; asking the server, ~0.2 s — issue 46)."""
     out.write_text((served_spec_text() or spec_text()) + "\n")
     common.console.print(f"wrote {out}")

@@ -172,3 +172,19 @@ def test_access_groups_through_the_client(live, tmp_path: Path) -> None:  # type
         with EvidenceClient(live.url, api_key=legal) as reader:
             assert {d["document_id"] for d in reader.documents()["documents"]} == {
                 "board.txt", "menu.txt"}
+
+
+def test_the_original_and_a_page_image_through_the_client(live, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 49: original() gives back the bytes uploaded, page_image() a PNG."""
+    from tests.factories import pdf_bytes
+
+    content = pdf_bytes(["The deposit is refundable within thirty days."])
+    with EvidenceClient(live.url, api_key=live.keys["acme"]) as client:
+        job = client.upload(content, filename="lease.pdf", document_id="lease")
+        client.wait_for_job(job["job_id"], timeout_s=30)
+        assert client.original("lease", "v1") == content
+        png = client.page_image("lease", "v1", 1, width=200, highlight="lease:v1:0")
+        assert png[:8] == b"\x89PNG\r\n\x1a\n"
+        with pytest.raises(EvidenceError) as missing:
+            client.page_image("lease", "v1", 2)
+        assert (missing.value.status, missing.value.code) == (404, "PAGE_NOT_FOUND")

@@ -164,3 +164,18 @@ def test_the_printed_host_configuration_works_as_pasted(live) -> None:  # type: 
                                                            "alpha": 1.0}))
 
     assert "handbook" in asyncio.run(search())
+
+
+def test_a_search_answer_names_the_cited_words_page_and_boxes() -> None:
+    """Issue 49: an agent reading a search answer learns where on the page the cited words
+    stand (at most five boxes an item), outside the fence the document's text sits in."""
+    from evidence_client.mcp_server import search_text
+
+    row = {"rank": 1, "document_version": {"document_id": "lease.pdf", "version_id": "v1"},
+           "canonical_metadata": {"source": {"filename": "lease.pdf"}},
+           "content_evidence": {"items": [{
+               "chunk_id": "lease.pdf:v1:0", "page": 2, "text": "the deposit",
+               "boxes": [{"page": 2, "x0": 0.1, "y0": 0.2, "x1": 0.45, "y1": 0.22}]}]}}
+    said = search_text({"results": [row], "meta": {"total": 1}}, "deposit")
+    assert ("chunk_id: lease.pdf:v1:0  page: 2  boxes: p2 (0.100, 0.200)–(0.450, 0.220)"
+            in _outside_fences(said))
