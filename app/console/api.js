@@ -43,3 +43,21 @@ export async function call(method, path, { json, form, key } = {}) {
   }
   return payload;
 }
+
+// A binary answer (a page image, an original file) as a Blob; failures as call's.
+export async function callBlob(path) {
+  let response;
+  try {
+    response = await fetch(path, { headers: { "X-API-Key": session.key || "" }, cache: "no-store" });
+  } catch (err) {
+    throw new ApiError(0, "NETWORK", "the server could not be reached", {});
+  }
+  if (!response.ok) {
+    let payload = null;
+    try { payload = await response.json(); } catch (err) { payload = null; }
+    const e = (payload && payload.error) || {};
+    throw new ApiError(response.status, e.code || "HTTP_" + response.status,
+                       e.message || "HTTP " + response.status, e.details);
+  }
+  return response.blob();
+}

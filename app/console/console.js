@@ -1,7 +1,7 @@
 // The console: sign in, search (why this result), compare modes, documents (what changed),
 // entities, watches. A client of the public API and nothing else (api.js); untrusted text
 // rendered as text (render.js).
-import { ApiError, call, session } from "./api.js";
+import { ApiError, call, callBlob, session } from "./api.js";
 import { clear, el, fmt, highlighted } from "./render.js";
 
 const $ = (id) => document.getElementById(id);
@@ -228,12 +228,19 @@ function snippetOf(item) {
   return out;
 }
 
-function evidenceItem(item, lanes) {
+function evidenceItem(item, lanes, version) {
   const where = item.page ? `page ${item.page}` :
     item.line_start ? `lines ${item.line_start}–${item.line_end || item.line_start}` : "";
   const heading = (item.heading_path || []).join(" › ");
+  let show = null;
+  if (item.boxes && item.page && version) {  // a paged document: its page, the words boxed
+    show = el("button", { type: "button", class: "link", text: `Show page ${item.page}`,
+                          "aria-label": `Show page ${item.page} of ${version.document_id}` });
+    show.addEventListener("click", () => openPage(version, item));
+  }
   const node = el("div", { class: "evidence" },
-    (where || heading) ? el("div", { class: "where", text: [where, heading].filter(Boolean).join(" · ") }) : null,
+    (where || heading) ? el("div", { class: "where" }, [where, heading].filter(Boolean).join(" · "),
+                            show ? " " : "", show) : null,
     el("p", { class: "snippet" }, snippetOf(item)),
     item.snippet && (item.snippet.start > 0 || item.snippet.end < item.text.length)
       ? el("details", {}, el("summary", { text: "whole passage" }),
@@ -268,7 +275,7 @@ function resultCard(row, lanes) {
       ? el("div", { class: "superseded", text: `Superseded by ${row.document_version.superseded_by ?? "a newer version"}` +
           (row.document_version.superseded_at ? ` on ${row.document_version.superseded_at.slice(0, 10)}` : "") })
       : null,
-    ev.items.map((item) => evidenceItem(item, lanes)));
+    ev.items.map((item) => evidenceItem(item, lanes, row.document_version)));
   if (ev.total) {
     card.append(el("div", { class: "hint", text: `${ev.items.length} of ${ev.total} matching ` +
       `chunks shown${ev.truncated ? " (truncated)" : ""}` }));
@@ -520,6 +527,66 @@ async function openDocument(id) {
 }
 
 // A published version's changes against its predecessor, side by side
+// The page behind a citation (GET …/pages/{n}.png with the chunk highlighted): previous
+// and next page, zoom, the original file; images fetched with the key, shown as blob: URLs.
+const viewer = { documentId: null, versionId: null, page: 1, width: 900, highlight: null,
+                 filename: null, url: null };
+
+function openPage(version, item) {
+  Object.assign(viewer, { documentId: version.document_id, versionId: version.version_id,
+                          page: item.page, highlight: item.chunk_id, width: 900 });
+  const dialog = $("page-viewer");
+  if (!dialog.open) dialog.showModal();
+  showPage();
+}
+
+async function showPage() {
+  const status = $("page-status");
+  const base = `/documents/${encodeURIComponent(viewer.documentId)}/versions/${encodeURIComponent(viewer.versionId)}`;
+  $("page-title").textContent = `${viewer.documentId} ${viewer.versionId} · page ${viewer.page}`;
+  status.textContent = "Loading…";
+  status.classList.remove("error");
+  try {
+    const query = new URLSearchParams({ width: String(viewer.width) });
+    if (viewer.highlight) query.set("highlight", viewer.highlight);
+    const blob = await callBlob(`${base}/pages/${viewer.page}.png?${query}`);
+    if (viewer.url) URL.revokeObjectURL(viewer.url);
+    viewer.url = URL.createObjectURL(blob);
+    const img = $("page-image");
+    img.alt = `Page ${viewer.page} of ${viewer.documentId}, the cited words boxed`;
+    img.src = viewer.url;
+    status.textContent = "";
+  } catch (err) {
+    status.textContent = `${err.message} (${err.code})`;
+    status.classList.add("error");
+  }
+}
+
+function turnPage(by) {
+  viewer.page = Math.max(1, viewer.page + by);
+  showPage();
+}
+
+function zoom(by) {
+  viewer.width = Math.min(2000, Math.max(300, viewer.width + by));
+  showPage();
+}
+
+async function downloadOriginal() {
+  const status = $("page-status");
+  try {
+    const base = `/documents/${encodeURIComponent(viewer.documentId)}/versions/${encodeURIComponent(viewer.versionId)}`;
+    const blob = await callBlob(`${base}/file`);
+    const link = el("a", { href: URL.createObjectURL(blob), download: viewer.documentId });
+    document.body.append(link);
+    link.click();
+    link.remove();
+  } catch (err) {
+    status.textContent = `${err.message} (${err.code})`;
+    status.classList.add("error");
+  }
+}
+
 function changesButton(documentId, version) {
   if (!version.published_at) return "—";
   const button = el("button", { type: "button", class: "link", text: "What changed",
@@ -695,7 +762,17 @@ async function deleteWatch(w) {
 
 // ---- wiring ---------------------------------------------------------------------------
 
+function wirePageViewer() {
+  $("page-prev").addEventListener("click", () => turnPage(-1));
+  $("page-next").addEventListener("click", () => turnPage(1));
+  $("page-zoom-in").addEventListener("click", () => zoom(300));
+  $("page-zoom-out").addEventListener("click", () => zoom(-300));
+  $("page-download").addEventListener("click", downloadOriginal);
+  $("page-close").addEventListener("click", () => $("page-viewer").close());
+}
+
 function wire() {
+  wirePageViewer();
   $("sign-in-form").addEventListener("submit", (e) => { e.preventDefault(); signIn($("api-key").value.trim()); });
   $("sign-out").addEventListener("click", signOut);
   for (const button of $("tabs").querySelectorAll("button[data-view]")) {
