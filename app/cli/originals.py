@@ -62,8 +62,7 @@ def _here(settings: Any, api_key: str | None, document_id: str, version_id: str 
           page: int | None, width: int | None, highlight: str | None) -> tuple[bytes, str]:
     from app.api.routes.originals import kind_of
     from app.cli.document_views import _registry
-    from app.documents.boxes import cited_boxes
-    from app.documents.pages import DEFAULT_WIDTH, Box, render_page
+    from app.documents.pages import DEFAULT_WIDTH, chunk_highlight, render_page
     from app.registry import documents as docs_registry
 
     with _registry(settings, api_key) as (session, client_id):
@@ -78,12 +77,8 @@ def _here(settings: Any, api_key: str | None, document_id: str, version_id: str 
         content = docs_registry.version_content(session, version_pk=version.id)
         if page is None:
             return content, version.filename
-        boxes: list[Box] = []
-        if highlight:
-            doc, chunk_version, index = highlight.rsplit(":", 2)
-            words = docs_registry.chunk_boxes(session, client_id=client_id, chunks=[
-                (doc, chunk_version, int(index))]).get((doc, chunk_version, int(index)), [])
-            boxes = [Box(**b) for b in cited_boxes(words, [(0, 1 << 30)])]  # type: ignore[arg-type]
+        boxes = (chunk_highlight(session, client_id=client_id, chunk_id=highlight)
+                 if highlight else [])
         return render_page(key=(version.id, version.content_sha256), kind=kind_of(version),
                            content=content, page=page, width=width or DEFAULT_WIDTH,
                            boxes=boxes), version.filename

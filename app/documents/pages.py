@@ -14,6 +14,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from app.domain.errors import BadRequest, NotFound
 
@@ -133,3 +134,16 @@ def _png(image) -> bytes:  # type: ignore[no-untyped-def]
     out = io.BytesIO()
     image.save(out, format="PNG", optimize=False)
     return out.getvalue()
+
+
+def chunk_highlight(session: Any, *, client_id: str, chunk_id: str) -> list[Box]:
+    """A chunk's words (``doc:v1:3``) as the boxes to draw, a box a line (its words kept at
+    ingestion, app/documents/boxes.py; none where it has none)."""
+    from app.documents.boxes import cited_boxes
+    from app.registry import documents as docs_registry
+
+    document_id, version_id, index = chunk_id.rsplit(":", 2)
+    key = (document_id, version_id, int(index))
+    words = docs_registry.chunk_boxes(session, client_id=client_id, chunks=[key]).get(key, [])
+    return [Box(**b) for b in cited_boxes(words, [(0, 1 << 30)])]  # type: ignore[arg-type]
+

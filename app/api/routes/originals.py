@@ -10,8 +10,14 @@ from fastapi import APIRouter, Path, Query, Response
 
 from app.api.deps import DocumentDep, SessionDep
 from app.api.schemas import error_responses
-from app.documents.boxes import cited_boxes
-from app.documents.pages import DEFAULT_WIDTH, MAX_WIDTH, MIN_WIDTH, Box, render_page
+from app.documents.pages import (
+    DEFAULT_WIDTH,
+    MAX_WIDTH,
+    MIN_WIDTH,
+    Box,
+    chunk_highlight,
+    render_page,
+)
 from app.domain.errors import NotFound
 from app.domain.formats import SUPPORTED
 from app.registry import documents as docs_registry
@@ -76,13 +82,10 @@ def page_image(
     version = _version(session, document, version_id)
     boxes: list[Box] = []
     if highlight is not None:
-        doc_id, chunk_version, index = highlight.rsplit(":", 2)
-        if (doc_id, chunk_version) != (document.document_id, version_id):
+        if highlight.rsplit(":", 2)[:2] != [document.document_id, version_id]:
             raise NotFound(f"{highlight} is not a chunk of {document.document_id} "
                            f"{version_id}", code="CHUNK_NOT_FOUND")
-        words = docs_registry.chunk_boxes(session, client_id=document.client_id, chunks=[
-            (doc_id, chunk_version, int(index))]).get((doc_id, chunk_version, int(index)), [])
-        boxes = [Box(**b) for b in cited_boxes(words, [(0, 1 << 30)])]  # type: ignore[arg-type]
+        boxes = chunk_highlight(session, client_id=document.client_id, chunk_id=highlight)
     png = render_page(key=(version.id, version.content_sha256), kind=kind_of(version),
                       content=docs_registry.version_content(session, version_pk=version.id),
                       page=page, width=width, boxes=boxes)
