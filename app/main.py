@@ -30,6 +30,7 @@ from app.api.routes import (
     judgments,
     originals,
     search,
+    sources,
     threads,
     watches,
 )
@@ -155,7 +156,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
     app.add_middleware(CatchAll)
     app.add_middleware(Observe)  # outermost: the request id covers everything, 500s too
     for module in (documents, originals, search, entities, threads, watches, judgments,
-                   clients, health):
+                   clients, sources, health):
         app.include_router(module.router, dependencies=[Depends(reject_unknown_query_params)])
     mount_console(app)
     return app

@@ -276,6 +276,19 @@ class WatchSettings(_Group):
         return frozenset(h.strip().lower() for h in self.webhook_hosts.split(",") if h.strip())
 
 
+class SourcesSettings(_Group):
+    """Sources followed by the server (app/sources/): ``folder_roots``, the folders (comma-
+    separated absolute paths) under which a client may register a folder source — none by
+    default, so no client can read the server's disk until an operator says where."""
+
+    folder_roots: str = ""
+    max_per_client: int = Field(20, ge=1, le=1000)
+    max_files: int = Field(10_000, ge=1, le=1_000_000)  # files one sync looks at
+
+    def roots(self) -> list[Path]:
+        return [Path(r.strip()).resolve() for r in self.folder_roots.split(",") if r.strip()]
+
+
 class LogSettings(_Group):
     """Log lines on stderr: ``json`` (one object a line) or ``text``."""
 
@@ -308,6 +321,7 @@ class Settings(BaseSettings):
     ingest: IngestSettings = IngestSettings()
     limits: LimitSettings = LimitSettings()
     watch: WatchSettings = WatchSettings()
+    sources: SourcesSettings = SourcesSettings()
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     log: LogSettings = LogSettings()
 

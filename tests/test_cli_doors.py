@@ -820,3 +820,36 @@ def test_download_and_open_a_page_from_the_server_and_from_the_registry(
         assert code == 1 and "PAGE_NOT_FOUND" in said, said
         code, said = run("download", "lease.pdf:v7")
         assert code == 1 and "VERSION_NOT_FOUND" in said, said
+
+
+def test_sync_add_run_list_and_rm_a_folder(narrow: CliRunner, server: LiveServer,
+                                           tmp_path: Path) -> None:
+    """Issue 50 from the CLI: a folder registered, synced twice (the second reads only the
+    changed file), listed with its last report, removed."""
+    import re
+
+    share = tmp_path / "share"
+    share.mkdir()
+    (share / "memo.md").write_text("# Memo\n\nThe first memo.")
+    (share / "note.txt").write_text("A note.")
+    server.runtime.settings.sources = server.runtime.settings.sources.model_copy(
+        update={"folder_roots": str(share)})
+    code, said = _run(narrow, server, "sync", "add", str(share))
+    assert code == 0, said
+    source = re.search(r"src_[0-9a-f]{16}", said).group(0)  # type: ignore[union-attr]
+    code, said = _run(narrow, server, "sync", "run", source)
+    said = " ".join(said.split())
+    assert code == 0 and "new 2" in said and "read 2 file(s)" in said, said
+    (share / "memo.md").write_text("# Memo\n\nThe first memo, changed.")
+    code, said = _run(narrow, server, "sync", "run", source)
+    said = " ".join(said.split())
+    assert code == 0 and "changed 1" in said and "read 1 file(s)" in said, said
+    code, said = _run(narrow, server, "sync", "list")
+    _lines_fit(said)
+    said = " ".join(said.split())
+    assert code == 0 and source in said and "changed 1" in said, said
+    code, said = _run(narrow, server, "sync", "add", "/etc")
+    assert code == 1 and "SOURCE_PATH_NOT_ALLOWED" in said, said
+    assert _run(narrow, server, "sync", "rm", source)[0] == 0
+    code, said = _run(narrow, server, "sync", "run", source)
+    assert code == 1 and "SOURCE_NOT_FOUND" in said, said

@@ -17,6 +17,7 @@ from app.cli import (  # noqa: F401
     originals,
     search,
     service,
+    sources,
     store,
     watches,
 )
@@ -29,6 +30,7 @@ from app.cli.common import (
     models_app,
     registry_app,
     store_app,
+    sync_app,
     threads_app,
     watch_app,
 )
@@ -52,7 +54,7 @@ def _one_line_summaries() -> None:
     import inspect
 
     for typer_app in (app, models_app, clients_app, documents_app, jobs_app, store_app,
-                      registry_app, threads_app, watch_app):
+                      registry_app, threads_app, watch_app, sync_app):
         for command in typer_app.registered_commands:
             doc = inspect.cleandoc(command.help or (command.callback.__doc__ or "")
                                    if command.callback else command.help or "")

@@ -375,3 +375,34 @@ class CalibrationRun(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     heartbeat_at: Mapped[datetime] = mapped_column(default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(nullable=True)
+
+
+class Source(Base):
+    """A folder (later a mailbox) a client's documents are kept in sync with (issue 50)."""
+
+    __tablename__ = "sources"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    source_id: Mapped[str] = mapped_column(String(40), unique=True)
+    client_id: Mapped[str] = mapped_column(ForeignKey("clients.id", ondelete="CASCADE"),
+                                           index=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    path: Mapped[str] = mapped_column(Text)
+    on_delete: Mapped[str] = mapped_column(String(8), default="delete")  # delete | keep
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    last_sync_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    last_report: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+
+
+class SourceFile(Base):
+    """A file a folder source has seen, and the document it is: what the next sync compares
+    with (unchanged size and mtime: not read again)."""
+
+    __tablename__ = "source_files"
+    source_pk: Mapped[int] = mapped_column(ForeignKey("sources.id", ondelete="CASCADE"),
+                                           primary_key=True)
+    rel_path: Mapped[str] = mapped_column(String(1024), primary_key=True)
+    size: Mapped[int] = mapped_column(BigInteger)
+    mtime_ns: Mapped[int] = mapped_column(BigInteger)
+    sha256: Mapped[str] = mapped_column(String(64))
+    document_id: Mapped[str] = mapped_column(String(200))
+

@@ -21,6 +21,7 @@ from app.api.schemas import (
     error_responses,
 )
 from app.documents.access import relabel
+from app.documents.deletion import delete_document as delete_document_family
 from app.documents.uploads import (
     MAX_PATH_CHARS,
     MAX_SOURCE_CHARS,
@@ -143,13 +144,7 @@ def delete_document(runtime: RuntimeDep, session: SessionDep, client: Publishing
                     document: DocumentDep) -> None:
     """Delete a document, every version and every chunk of it in the vector store; an
     e-mail's attachments (and theirs) go with it."""
-    doomed, frontier = [document], [document]
-    while frontier:  # attachments of attachments: bounded by the depth ingestion allows
-        frontier = [a for d in frontier for a in docs_registry.attachments_of(session, document=d)]
-        doomed += frontier
-    for doc in doomed:
-        runtime.store.delete(client_id=client.id, document_id=doc.document_id)
-        docs_registry.delete_document(session, document=doc)
+    delete_document_family(session, runtime.store, document)
     session.commit()
     scrub_deleted(runtime.engine)
 

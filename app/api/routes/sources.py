@@ -1,0 +1,118 @@
+"""Sources kept in sync (issue 50): POST/GET/DELETE /sources, POST /sources/{id}/sync. A
+folder on the server's machine under a root the operator allows; a sync compares it with the
+last and changes only what changed (app/sources/folder.py), then the worker ingests."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Path, Request, Response
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy.orm import Session
+
+from app.api.deps import PublishingClientDep, RuntimeDep, SessionDep
+from app.api.schemas import error_responses
+from app.documents.deletion import delete_document
+from app.documents.uploads import accept_upload
+from app.registry.tables import Document, Source
+from app.sources import folder
+
+router = APIRouter(tags=["sources"])
+SourceId = Annotated[str, Path(pattern="^src_[0-9a-f]{16}$", description="src_… as created")]
+
+
+class SourceCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    kind: Literal["folder"] = Field(description="folder (a mailbox, imap, is not built yet)")
+    path: str = Field(min_length=1, max_length=1024,
+                      description="a folder on the server's machine, under a root the "
+                                  "operator allows (EVIDENCE_SOURCES__FOLDER_ROOTS)")
+    on_delete: Literal["delete", "keep"] = Field(
+        "delete", description="a file gone from the folder: its document deleted, or kept")
+
+
+class SourceOut(BaseModel):
+    source_id: str
+    kind: str
+    path: str
+    on_delete: str
+    created_at: datetime
+    last_sync_at: datetime | None
+    last_report: dict[str, Any] | None = Field(
+        description="seen, unchanged, new, changed, renamed, deleted, kept, read (files whose "
+                    "bytes were read), skipped, failed, truncated")
+
+
+class SourceList(BaseModel):
+    items: list[SourceOut]
+
+
+def _out(source: Source) -> SourceOut:
+    return SourceOut(source_id=source.source_id, kind=source.kind, path=source.path,
+                     on_delete=source.on_delete, created_at=source.created_at,
+                     last_sync_at=source.last_sync_at, last_report=source.last_report)
+
+
+@router.post("/sources", status_code=201, response_model=SourceOut,
+             responses=error_responses(400, 401, 403, 409, 422, 500))
+def create_source(body: SourceCreate, runtime: RuntimeDep, session: SessionDep,
+                  client: PublishingClientDep) -> SourceOut:
+    """A folder to keep in sync (nothing is read until its first sync)."""
+    settings = runtime.settings.sources
+    path = folder.allowed_folder(body.path, settings.roots())
+    source = folder.create(session, client_id=client.id, path=path, on_delete=body.on_delete,
+                           max_per_client=settings.max_per_client)
+    session.commit()
+    return _out(source)
+
+
+@router.get("/sources", response_model=SourceList,
+            responses=error_responses(401, 403, 422, 500))
+def list_sources(session: SessionDep, client: PublishingClientDep) -> SourceList:
+    return SourceList(items=[_out(s) for s in folder.listing(session, client_id=client.id)])
+
+
+@router.get("/sources/{source_id}", response_model=SourceOut,
+            responses=error_responses(401, 403, 404, 422, 500))
+def get_source(session: SessionDep, client: PublishingClientDep,
+               source_id: SourceId) -> SourceOut:
+    return _out(folder.get(session, client_id=client.id, source_id=source_id))
+
+
+@router.delete("/sources/{source_id}", status_code=204,
+               responses=error_responses(401, 403, 404, 422, 500))
+def delete_source(session: SessionDep, client: PublishingClientDep,
+                  source_id: SourceId) -> Response:
+    """The source (its documents stay: delete them as documents)."""
+    session.delete(folder.get(session, client_id=client.id, source_id=source_id))
+    session.commit()
+    return Response(status_code=204)
+
+
+@router.post("/sources/{source_id}/sync", response_model=SourceOut,
+             responses=error_responses(401, 403, 404, 422, 500))
+def sync_source(request: Request, runtime: RuntimeDep, session: SessionDep,
+                client: PublishingClientDep, source_id: SourceId) -> SourceOut:
+    """Sync now: the folder compared with the last sync, only what changed uploaded (the
+    worker then ingests it), renamed files moved, vanished ones deleted or kept; the
+    report in ``last_report``."""
+    source = folder.get(session, client_id=client.id, source_id=source_id)
+    folder.allowed_folder(source.path, runtime.settings.sources.roots())  # still allowed
+    limits = runtime.settings.limits.metadata()
+
+    def upload(s: Session, rel: str, content: bytes, document_id: str) -> None:
+        accept_upload(s, settings=runtime.settings.ingest, limits=limits,
+                      client_id=client.id, filename=rel.rsplit("/", 1)[-1], content=content,
+                      document_id=document_id, custom={}, source=source_id, path=rel)
+
+    def forget(s: Session, document: Document) -> None:
+        delete_document(s, runtime.store, document)
+
+    folder.sync(runtime.sessions, source.id, client_id=client.id,
+                max_files=runtime.settings.sources.max_files, upload=upload, forget=forget)
+    wake = getattr(request.app.state, "wake_worker", None)
+    if wake is not None:
+        wake()
+    session.expire_all()
+    return _out(folder.get(session, client_id=client.id, source_id=source_id))

@@ -1,0 +1,80 @@
+"""`evidence sync add|run|list|rm`: folders kept in sync (issue 50). A source lives where the
+server reads it, so these commands talk to a running server (the one recorded in the data
+folder, --server, else EVIDENCE_SERVER_URL) with the client's key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from app.cli.common import ApiKeyOption, JsonOption, ServerOption, _show, get_settings, sync_app
+
+
+def _call(api_key: str | None, server: str | None, method: str, path: str,
+          **kwargs: Any) -> Any:
+    from app.cli.server_api import server_call, server_url
+
+    settings = get_settings()
+    return server_call(settings, api_key, server or server_url(settings), method, path,
+                       timeout=600, **kwargs)
+
+
+def _print_source(out: Console, source: dict[str, Any]) -> None:
+    out.print(f"{source['source_id']}\t{source['kind']}\t{source['path']}\t"
+              f"on delete: {source['on_delete']}", highlight=False)
+    report = source.get("last_report")
+    if report:
+        renamed = len(report.get("renamed") or [])
+        out.print(f"  last sync {str(source['last_sync_at'])[:19]}: seen {report['seen']}, "
+                  f"unchanged {report['unchanged']}, new {len(report['new'])}, changed "
+                  f"{len(report['changed'])}, renamed {renamed}, deleted "
+                  f"{len(report['deleted'])}, kept {len(report['kept'])}, failed "
+                  f"{report['failed_count']}; read {report['read']} file(s)"
+                  + (" (more files than one sync reads: run it again)"
+                     if report.get("truncated") else ""), highlight=False)
+        for failure in report.get("failed") or []:
+            out.print(f"  failed {failure['path']}: {failure['code']}: {failure['message']}",
+                      highlight=False, soft_wrap=True)
+
+
+@sync_app.command("add")
+def sync_add(
+    folder: Annotated[Path, typer.Argument(help="a folder under a root the operator allows "
+                                                "(EVIDENCE_SOURCES__FOLDER_ROOTS)")],
+    on_delete: Annotated[str, typer.Option(help="delete | keep: a file gone from the folder")]
+    = "delete",
+    as_json: JsonOption = False, api_key: ApiKeyOption = None, server: ServerOption = None,
+) -> None:
+    """Register a folder to keep in sync (then `evidence sync run ID`)."""
+    _show(lambda: _call(api_key, server, "POST", "/sources", ok=(201,), json={
+        "kind": "folder", "path": str(folder.resolve()), "on_delete": on_delete}),
+        _print_source, as_json)
+
+
+@sync_app.command("run")
+def sync_run(source_id: Annotated[str, typer.Argument(help="src_… as `sync add` said")],
+             as_json: JsonOption = False, api_key: ApiKeyOption = None,
+             server: ServerOption = None) -> None:
+    """Sync a source now: only what changed is uploaded, renamed files moved, vanished ones
+    deleted or kept; its report."""
+    _show(lambda: _call(api_key, server, "POST", f"/sources/{source_id}/sync"),
+          _print_source, as_json)
+
+
+@sync_app.command("list")
+def sync_list(as_json: JsonOption = False, api_key: ApiKeyOption = None,
+              server: ServerOption = None) -> None:
+    """The client's sources and their last syncs."""
+    _show(lambda: _call(api_key, server, "GET", "/sources"),
+          lambda out, body: [_print_source(out, s) for s in body["items"]], as_json)
+
+
+@sync_app.command("rm")
+def sync_rm(source_id: Annotated[str, typer.Argument(help="src_…")],
+            api_key: ApiKeyOption = None, server: ServerOption = None) -> None:
+    """Forget a source (its documents stay)."""
+    _show(lambda: _call(api_key, server, "DELETE", f"/sources/{source_id}", ok=(204,)) or {},
+          lambda out, _body: out.print(f"removed {source_id}"), False)
