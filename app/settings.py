@@ -284,6 +284,13 @@ class SourcesSettings(_Group):
     folder_roots: str = ""
     max_per_client: int = Field(20, ge=1, le=1000)
     max_files: int = Field(10_000, ge=1, le=1_000_000)  # files one sync looks at
+    # a Fernet key (cryptography) that encrypts mailbox passwords at rest; unset: no mailbox
+    # sources. Make one: python -c "from cryptography.fernet import Fernet; print(Fernet.
+    # generate_key().decode())"
+    secret_key: SecretStr | None = None
+    max_messages: int = Field(2_000, ge=1, le=1_000_000)  # messages one sync fetches
+    max_message_bytes: int = Field(25 * 1024 * 1024, ge=1024, le=1 << 30)
+    imap_timeout_s: float = Field(30.0, gt=0, le=600)
 
     def roots(self) -> list[Path]:
         return [Path(r.strip()).resolve() for r in self.folder_roots.split(",") if r.strip()]

@@ -853,3 +853,27 @@ def test_sync_add_run_list_and_rm_a_folder(narrow: CliRunner, server: LiveServer
     assert _run(narrow, server, "sync", "rm", source)[0] == 0
     code, said = _run(narrow, server, "sync", "run", source)
     assert code == 1 and "SOURCE_NOT_FOUND" in said, said
+
+
+def test_sync_add_mailbox_then_run_reads_a_real_imap_server(
+        narrow: CliRunner, server: LiveServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 50: `evidence sync add-mailbox` with the password from the environment (never
+    on the command line), then `sync run`, against Dovecot (skips where it cannot start)."""
+    import re
+
+    from pydantic import SecretStr
+
+    from tests.imap_server import PASSWORD, USER, imap_server
+
+    with imap_server() as imap:
+        imap.deliver("INBOX", b"Message-ID: <m1@acme>\r\nSubject: Budget\r\n"
+                              b"From: a@acme.example\r\n\r\nThe budget is approved.\r\n")
+        server.runtime.settings.sources = server.runtime.settings.sources.model_copy(
+            update={"secret_key": SecretStr("Xq9yO1T9Q2mS0R7bVfR0bq6wY9fC3nK8mZ4sB1uJ5aE=")})
+        monkeypatch.setenv("EVIDENCE_MAILBOX_PASSWORD", PASSWORD)
+        code, said = _run(narrow, server, "sync", "add-mailbox", imap.host, "--user", USER,
+                          "--port", str(imap.port), "--no-tls")
+        assert code == 0 and PASSWORD not in said, said
+        source = re.search(r"src_[0-9a-f]{16}", said).group(0)  # type: ignore[union-attr]
+        code, said = _run(narrow, server, "sync", "run", source)
+        assert code == 0 and "new 1" in " ".join(said.split()), said

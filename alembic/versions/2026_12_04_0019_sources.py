@@ -1,4 +1,4 @@
-"""sources and source_files: folders kept in sync (issue 50)
+"""sources, source_files and source_folders: folders and mailboxes kept in sync (issue 50)
 
 Revision ID: 0019_sources
 Revises: 0018_chunk_boxes
@@ -25,8 +25,17 @@ def upgrade() -> None:
         sa.Column("on_delete", sa.String(8), nullable=False),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("last_sync_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("last_report", sa.JSON, nullable=True))
+        sa.Column("last_report", sa.JSON, nullable=True),
+        sa.Column("config", sa.JSON, nullable=True),
+        sa.Column("secret", sa.LargeBinary, nullable=True))
     op.create_index("ix_sources_client_id", "sources", ["client_id"])
+    op.create_table(
+        "source_folders",
+        sa.Column("source_pk", sa.Integer, sa.ForeignKey("sources.id", ondelete="CASCADE"),
+                  primary_key=True),
+        sa.Column("folder", sa.String(512), primary_key=True),
+        sa.Column("uidvalidity", sa.BigInteger, nullable=False),
+        sa.Column("last_uid", sa.BigInteger, nullable=False))
     op.create_table(
         "source_files",
         sa.Column("source_pk", sa.Integer, sa.ForeignKey("sources.id", ondelete="CASCADE"),
@@ -39,6 +48,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.drop_table("source_folders")
     op.drop_table("source_files")
     op.drop_index("ix_sources_client_id", "sources")
     op.drop_table("sources")

@@ -27,13 +27,15 @@ def _print_source(out: Console, source: dict[str, Any]) -> None:
               f"on delete: {source['on_delete']}", highlight=False)
     report = source.get("last_report")
     if report:
-        renamed = len(report.get("renamed") or [])
+        counts = ", ".join(f"{name} {len(report[name])}" for name in (
+            "new", "changed", "renamed", "deleted", "kept") if name in report)
+        read = (f"; read {report['read']} file(s)" if "read" in report else
+                "; fetched " + ", ".join(f"{name} {f['fetched']}" for name, f in
+                                         (report.get("folders") or {}).items()))
         out.print(f"  last sync {str(source['last_sync_at'])[:19]}: seen {report['seen']}, "
-                  f"unchanged {report['unchanged']}, new {len(report['new'])}, changed "
-                  f"{len(report['changed'])}, renamed {renamed}, deleted "
-                  f"{len(report['deleted'])}, kept {len(report['kept'])}, failed "
-                  f"{report['failed_count']}; read {report['read']} file(s)"
-                  + (" (more files than one sync reads: run it again)"
+                  f"unchanged {report['unchanged']}, {counts}, failed "
+                  f"{report.get('failed_count', 0)}{read}"
+                  + (" (more than one sync reads: run it again)"
                      if report.get("truncated") else ""), highlight=False)
         for failure in report.get("failed") or []:
             out.print(f"  failed {failure['path']}: {failure['code']}: {failure['message']}",
@@ -52,6 +54,29 @@ def sync_add(
     _show(lambda: _call(api_key, server, "POST", "/sources", ok=(201,), json={
         "kind": "folder", "path": str(folder.resolve()), "on_delete": on_delete}),
         _print_source, as_json)
+
+
+@sync_app.command("add-mailbox")
+def sync_add_mailbox(
+    host: Annotated[str, typer.Argument(help="the IMAP server")],
+    user: Annotated[str, typer.Option("--user", help="the account's user name")],
+    folder: Annotated[list[str] | None, typer.Option(
+        "--folder", help="a folder to read, repeatable (default INBOX)")] = None,
+    port: Annotated[int | None, typer.Option(help="default 993 with TLS, 143 without")] = None,
+    tls: Annotated[bool, typer.Option("--tls/--no-tls", help="IMAPS from the start")] = True,
+    password_env: Annotated[str, typer.Option(
+        help="the environment variable holding the password (else it is asked)")]
+    = "EVIDENCE_MAILBOX_PASSWORD",
+    as_json: JsonOption = False, api_key: ApiKeyOption = None, server: ServerOption = None,
+) -> None:
+    """Register a mailbox to keep in sync (its password kept encrypted by the server)."""
+    import os
+
+    password = os.environ.get(password_env) or typer.prompt("password", hide_input=True)
+    body = {"kind": "imap", "host": host, "username": user, "password": password, "tls": tls,
+            "folders": folder or ["INBOX"], **({"port": port} if port else {})}
+    _show(lambda: _call(api_key, server, "POST", "/sources", ok=(201,), json=body),
+          _print_source, as_json)
 
 
 @sync_app.command("run")

@@ -391,6 +391,10 @@ class Source(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     last_sync_at: Mapped[datetime | None] = mapped_column(nullable=True)
     last_report: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    # a mailbox's host, port, tls, username and folders (never its password)
+    config: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    # a mailbox's password, encrypted with the operator's key (EVIDENCE_SOURCES__SECRET_KEY)
+    secret: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
 
 
 class SourceFile(Base):
@@ -405,4 +409,17 @@ class SourceFile(Base):
     mtime_ns: Mapped[int] = mapped_column(BigInteger)
     sha256: Mapped[str] = mapped_column(String(64))
     document_id: Mapped[str] = mapped_column(String(200))
+
+
+class SourceFolder(Base):
+    """Where a mailbox source's folder stands: its UIDVALIDITY and the last UID read (a
+    message above it is new; another UIDVALIDITY: the folder is read again, its messages
+    known by their Message-ID)."""
+
+    __tablename__ = "source_folders"
+    source_pk: Mapped[int] = mapped_column(ForeignKey("sources.id", ondelete="CASCADE"),
+                                           primary_key=True)
+    folder: Mapped[str] = mapped_column(String(512), primary_key=True)
+    uidvalidity: Mapped[int] = mapped_column(BigInteger)
+    last_uid: Mapped[int] = mapped_column(BigInteger)
 

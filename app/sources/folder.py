@@ -52,15 +52,15 @@ def allowed_folder(path: str, roots: list[Path]) -> Path:
     return resolved
 
 
-def create(session: Session, *, client_id: str, path: Path, on_delete: str,
-           max_per_client: int) -> Source:
+def create(session: Session, *, client_id: str, path: str, on_delete: str,
+           max_per_client: int, kind: str = "folder") -> Source:
     count = session.scalar(select(func.count()).select_from(Source)
                            .where(Source.client_id == client_id)) or 0
     if count >= max_per_client:
         raise Conflict(f"this client already has {count} sources, the most it may keep "
                        "(EVIDENCE_SOURCES__MAX_PER_CLIENT)", code="SOURCE_LIMIT_REACHED")
     source = Source(source_id=f"src_{secrets.token_hex(8)}", client_id=client_id,
-                    kind="folder", path=str(path), on_delete=on_delete, created_at=utcnow())
+                    kind=kind, path=path, on_delete=on_delete, created_at=utcnow())
     session.add(source)
     session.flush()
     return source
@@ -151,7 +151,8 @@ def _hash(seen: Seen, report: Report) -> bytes | None:
     return content
 
 
-Upload = Callable[[Session, str, bytes, str], None]  # (session, path in the folder, bytes, id)
+# (session, path in the folder, bytes, document id) → whether the bytes were already its
+Upload = Callable[[Session, str, bytes, str], object]
 Forget = Callable[[Session, Document], None]
 
 

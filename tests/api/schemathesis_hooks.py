@@ -47,6 +47,9 @@ UNSAYABLE = {
     # stored file can be drawn, the file's
     "GET /documents/{document_id}/versions/{version_id}/pages/{page}.png": {
         "NOT_PAGED", "PAGE_UNREADABLE"},
+    # a source's fields by its kind (a folder names its path; a mailbox its host, user and
+    # password), whether a path is a folder on the server, whether a host is one
+    "POST /sources": {"MISSING_FIELD", "SOURCE_PATH_NOT_FOUND", "INVALID_REQUEST"},
 }
 KEY_SHAPE = ("is not a key", "unknown group")
 MULTIPART = {"POST /documents"}

@@ -15,8 +15,9 @@ from app.api.deps import PublishingClientDep, RuntimeDep, SessionDep
 from app.api.schemas import error_responses
 from app.documents.deletion import delete_document
 from app.documents.uploads import accept_upload
+from app.domain.errors import BadRequest
 from app.registry.tables import Document, Source
-from app.sources import folder
+from app.sources import folder, mailbox
 
 router = APIRouter(tags=["sources"])
 SourceId = Annotated[str, Path(pattern="^src_[0-9a-f]{16}$", description="src_â€¦ as created")]
@@ -24,19 +25,28 @@ SourceId = Annotated[str, Path(pattern="^src_[0-9a-f]{16}$", description="src_â€
 
 class SourceCreate(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    kind: Literal["folder"] = Field(description="folder (a mailbox, imap, is not built yet)")
-    path: str = Field(min_length=1, max_length=1024,
-                      description="a folder on the server's machine, under a root the "
-                                  "operator allows (EVIDENCE_SOURCES__FOLDER_ROOTS)")
+    kind: Literal["folder", "imap"] = Field(description="a folder, or an IMAP mailbox")
+    path: str | None = Field(None, min_length=1, max_length=1024,
+                             description="folder: on the server's machine, under a root the "
+                                         "operator allows (EVIDENCE_SOURCES__FOLDER_ROOTS)")
     on_delete: Literal["delete", "keep"] = Field(
-        "delete", description="a file gone from the folder: its document deleted, or kept")
+        "delete", description="folder: a file gone from it, its document deleted or kept")
+    host: str | None = Field(None, min_length=1, max_length=253, description="imap: the server")
+    port: int | None = Field(None, ge=1, le=65535, description="imap: 993 with tls, else 143")
+    tls: bool = Field(True, description="imap: TLS from the start (IMAPS)")
+    username: str | None = Field(None, min_length=1, max_length=320)
+    password: str | None = Field(None, min_length=1, max_length=1024, description=(
+        "imap: kept encrypted with the operator's key, never returned"))
+    folders: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
+        default_factory=lambda: ["INBOX"], max_length=50, description="imap: the folders read")
 
 
 class SourceOut(BaseModel):
     source_id: str
     kind: str
-    path: str
+    path: str = Field(description="the folder, or imap://user@host:port for a mailbox")
     on_delete: str
+    folders: list[str] | None = None
     created_at: datetime
     last_sync_at: datetime | None
     last_report: dict[str, Any] | None = Field(
@@ -50,7 +60,9 @@ class SourceList(BaseModel):
 
 def _out(source: Source) -> SourceOut:
     return SourceOut(source_id=source.source_id, kind=source.kind, path=source.path,
-                     on_delete=source.on_delete, created_at=source.created_at,
+                     on_delete=source.on_delete,
+                     folders=(source.config or {}).get("folders") if source.kind == "imap"
+                     else None, created_at=source.created_at,
                      last_sync_at=source.last_sync_at, last_report=source.last_report)
 
 
@@ -58,13 +70,34 @@ def _out(source: Source) -> SourceOut:
              responses=error_responses(400, 401, 403, 409, 422, 500))
 def create_source(body: SourceCreate, runtime: RuntimeDep, session: SessionDep,
                   client: PublishingClientDep) -> SourceOut:
-    """A folder to keep in sync (nothing is read until its first sync)."""
+    """A folder or a mailbox to keep in sync (nothing is read until its first sync)."""
     settings = runtime.settings.sources
-    path = folder.allowed_folder(body.path, settings.roots())
-    source = folder.create(session, client_id=client.id, path=path, on_delete=body.on_delete,
-                           max_per_client=settings.max_per_client)
+    if body.kind == "folder":
+        if body.path is None:
+            raise BadRequest("path: a folder source names its folder", code="MISSING_FIELD")
+        path = folder.allowed_folder(body.path, settings.roots())
+        source = folder.create(session, client_id=client.id, path=str(path),
+                               on_delete=body.on_delete, max_per_client=settings.max_per_client)
+    else:
+        if not (body.host and body.username and body.password):
+            raise BadRequest("host, username and password: a mailbox source names them",
+                             code="MISSING_FIELD")
+        mailbox.check_config(body.host, body.port or 0, body.folders)
+        fernet = mailbox.cipher(_key(runtime))
+        port = body.port or (993 if body.tls else 143)
+        source = folder.create(session, client_id=client.id, kind="imap",
+                               path=f"imap://{body.username}@{body.host}:{port}",
+                               on_delete="keep", max_per_client=settings.max_per_client)
+        source.config = {"host": body.host, "port": port, "tls": body.tls,
+                         "username": body.username, "folders": list(dict.fromkeys(body.folders))}
+        source.secret = fernet.encrypt(body.password.encode())
     session.commit()
     return _out(source)
+
+
+def _key(runtime: RuntimeDep) -> str | None:
+    key = runtime.settings.sources.secret_key
+    return key.get_secret_value() if key is not None else None
 
 
 @router.get("/sources", response_model=SourceList,
@@ -98,19 +131,28 @@ def sync_source(request: Request, runtime: RuntimeDep, session: SessionDep,
     worker then ingests it), renamed files moved, vanished ones deleted or kept; the
     report in ``last_report``."""
     source = folder.get(session, client_id=client.id, source_id=source_id)
-    folder.allowed_folder(source.path, runtime.settings.sources.roots())  # still allowed
+    settings = runtime.settings.sources
     limits = runtime.settings.limits.metadata()
 
-    def upload(s: Session, rel: str, content: bytes, document_id: str) -> None:
-        accept_upload(s, settings=runtime.settings.ingest, limits=limits,
-                      client_id=client.id, filename=rel.rsplit("/", 1)[-1], content=content,
-                      document_id=document_id, custom={}, source=source_id, path=rel)
+    def upload(s: Session, rel: str, content: bytes, document_id: str) -> bool:
+        return accept_upload(s, settings=runtime.settings.ingest, limits=limits,
+                             client_id=client.id, filename=rel.rsplit("/", 1)[-1],
+                             content=content, document_id=document_id, custom={},
+                             source=source_id, path=rel).deduplicated
 
-    def forget(s: Session, document: Document) -> None:
-        delete_document(s, runtime.store, document)
+    if source.kind == "imap":
+        password = mailbox.cipher(_key(runtime)).decrypt(source.secret or b"").decode()
+        mailbox.sync(runtime.sessions, source.id, client_id=client.id, password=password,
+                     max_messages=settings.max_messages, max_bytes=settings.max_message_bytes,
+                     timeout=settings.imap_timeout_s, upload=upload)
+    else:
+        folder.allowed_folder(source.path, settings.roots())  # still allowed
 
-    folder.sync(runtime.sessions, source.id, client_id=client.id,
-                max_files=runtime.settings.sources.max_files, upload=upload, forget=forget)
+        def forget(s: Session, document: Document) -> None:
+            delete_document(s, runtime.store, document)
+
+        folder.sync(runtime.sessions, source.id, client_id=client.id,
+                    max_files=settings.max_files, upload=upload, forget=forget)
     wake = getattr(request.app.state, "wake_worker", None)
     if wake is not None:
         wake()
