@@ -39,6 +39,7 @@ from app.runtime import INITIAL_KEY_FILE, Runtime, build_runtime, ensure_first_c
 from app.search.pipeline import SearchEngine
 from app.search.service import SearchService
 from app.settings import Settings
+from app.sources.service import SourceScheduler
 from app.watches.runner import WatchRunner
 
 log = logging.getLogger(__name__)
@@ -119,10 +120,17 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
             rt.sessions, app.state.search_service, settings.watch, watch_evidence,
             data_dir=settings.data_dir)
         watch_thread = None
+        # sources with an interval synced when it comes (app/sources/service.py)
+        scheduler = app.state.source_scheduler = SourceScheduler(
+            rt, getattr(app.state, "wake_worker", None))
+        source_thread = None
         if start_worker is not False:
             watch_thread = threading.Thread(target=runner.run_forever, args=(stop,),
                                             name="watch-runner", daemon=True)
             watch_thread.start()
+            source_thread = threading.Thread(target=scheduler.run_forever, args=(stop,),
+                                             name="source-scheduler", daemon=True)
+            source_thread.start()
         try:
             yield
         finally:
@@ -133,6 +141,8 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
                 pool.close()
             if watch_thread is not None:
                 watch_thread.join(timeout=settings.watch.timeout_s + 5)
+            if source_thread is not None:
+                source_thread.join(timeout=5)
             runner.close()
             metrics.remove(collector)
             if runtime is None:

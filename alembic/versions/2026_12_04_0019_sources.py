@@ -27,7 +27,9 @@ def upgrade() -> None:
         sa.Column("last_sync_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("last_report", sa.JSON, nullable=True),
         sa.Column("config", sa.JSON, nullable=True),
-        sa.Column("secret", sa.LargeBinary, nullable=True))
+        sa.Column("secret", sa.LargeBinary, nullable=True),
+        sa.Column("every_s", sa.Integer, nullable=True),
+        sa.Column("sync_lease_until", sa.DateTime(timezone=True), nullable=True))
     op.create_index("ix_sources_client_id", "sources", ["client_id"])
     op.create_table(
         "source_folders",

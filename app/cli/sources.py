@@ -13,6 +13,10 @@ from rich.console import Console
 from app.cli.common import ApiKeyOption, JsonOption, ServerOption, _show, get_settings, sync_app
 
 
+EveryOption = Annotated[str | None, typer.Option(
+    help="synced by the server this often: 15m, 1h, 1d (60 s to 7 days)")]
+
+
 def _call(api_key: str | None, server: str | None, method: str, path: str,
           **kwargs: Any) -> Any:
     from app.cli.server_api import server_call, server_url
@@ -48,12 +52,13 @@ def sync_add(
                                                 "(EVIDENCE_SOURCES__FOLDER_ROOTS)")],
     on_delete: Annotated[str, typer.Option(help="delete | keep: a file gone from the folder")]
     = "delete",
+    every: EveryOption = None,
     as_json: JsonOption = False, api_key: ApiKeyOption = None, server: ServerOption = None,
 ) -> None:
-    """Register a folder to keep in sync (then `evidence sync run ID`)."""
+    """Register a folder to keep in sync (then `evidence sync run ID`, or --every)."""
     _show(lambda: _call(api_key, server, "POST", "/sources", ok=(201,), json={
-        "kind": "folder", "path": str(folder.resolve()), "on_delete": on_delete}),
-        _print_source, as_json)
+        "kind": "folder", "path": str(folder.resolve()), "on_delete": on_delete,
+        **({"every": every} if every else {})}), _print_source, as_json)
 
 
 @sync_app.command("add-mailbox")
@@ -67,6 +72,7 @@ def sync_add_mailbox(
     password_env: Annotated[str, typer.Option(
         help="the environment variable holding the password (else it is asked)")]
     = "EVIDENCE_MAILBOX_PASSWORD",
+    every: EveryOption = None,
     as_json: JsonOption = False, api_key: ApiKeyOption = None, server: ServerOption = None,
 ) -> None:
     """Register a mailbox to keep in sync (its password kept encrypted by the server)."""
@@ -74,7 +80,8 @@ def sync_add_mailbox(
 
     password = os.environ.get(password_env) or typer.prompt("password", hide_input=True)
     body = {"kind": "imap", "host": host, "username": user, "password": password, "tls": tls,
-            "folders": folder or ["INBOX"], **({"port": port} if port else {})}
+            "folders": folder or ["INBOX"], **({"port": port} if port else {}),
+            **({"every": every} if every else {})}
     _show(lambda: _call(api_key, server, "POST", "/sources", ok=(201,), json=body),
           _print_source, as_json)
 

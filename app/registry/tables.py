@@ -395,6 +395,9 @@ class Source(Base):
     config: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     # a mailbox's password, encrypted with the operator's key (EVIDENCE_SOURCES__SECRET_KEY)
     secret: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
+    every_s: Mapped[int | None] = mapped_column(Integer, nullable=True)  # synced this often
+    # while a sync runs (any process): one sync of a source at a time; a dead one's expires
+    sync_lease_until: Mapped[datetime | None] = mapped_column(nullable=True)
 
 
 class SourceFile(Base):

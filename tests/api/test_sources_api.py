@@ -132,3 +132,70 @@ def test_no_roots_no_folder_sources(tmp_path: Path, share: Path) -> None:
         r = s.http.post("/sources", json={"kind": "folder", "path": str(share)},
                         headers=s.auth())
         assert (r.status_code, r.json()["error"]["code"]) == (403, "SOURCE_PATH_NOT_ALLOWED")
+
+
+def test_a_sync_killed_halfway_resumes_with_nothing_lost_or_doubled(
+        svc: Service, share: Path) -> None:
+    """The process dies while the third file is uploaded (simulated by the upload raising
+    past what the sync catches); the next sync finishes: every file one document, none
+    twice, the two already recorded not read again."""
+    from sqlalchemy import select
+
+    from app.documents.uploads import accept_upload
+    from app.registry.tables import Source
+    from app.sources import folder
+
+    source_id = svc.http.post("/sources", json={"kind": "folder", "path": str(share)},
+                              headers=svc.auth()).json()["source_id"]
+    with svc.runtime.sessions() as s:
+        source = s.scalar(select(Source).where(Source.source_id == source_id))
+        source_pk, client_id = source.id, source.client_id
+    uploaded: list[str] = []
+
+    def dying_upload(s, rel: str, content: bytes, document_id: str) -> bool:  # type: ignore[no-untyped-def]
+        if len(uploaded) == 2:
+            raise KeyboardInterrupt("killed")  # not a ServiceError: the sync stops here
+        uploaded.append(rel)
+        return accept_upload(s, settings=svc.runtime.settings.ingest, client_id=client_id,
+                             filename=rel, content=content, document_id=document_id,
+                             custom={}, source=source_id, path=rel).deduplicated
+
+    with pytest.raises(KeyboardInterrupt):
+        folder.sync(svc.runtime.sessions, source_pk, client_id=client_id, max_files=100,
+                    upload=dying_upload, forget=lambda s, d: None)
+    report = _sync(svc, source_id)
+    assert sorted(report["new"]) == ["c.md", "d.txt"] and report["unchanged"] == 2
+    assert report["read"] == 2  # the two recorded before the kill are not read again
+    listed = svc.http.get("/documents", headers=svc.auth()).json()
+    assert sorted(d["document_id"] for d in listed["documents"]) == [
+        "a.md", "b.md", "c.md", "d.txt"]
+    assert all(d["version_count"] == 1 for d in listed["documents"])
+
+
+def test_a_source_with_an_interval_is_synced_by_the_scheduler_one_sync_at_a_time(
+        svc: Service, share: Path) -> None:
+    from sqlalchemy import select
+
+    from app.registry.tables import Source
+    from app.sources.service import claim, release
+
+    too_often = svc.http.post("/sources", json={"kind": "folder", "path": str(share),
+                                                "every": "10s"}, headers=svc.auth())
+    assert too_often.status_code == 422
+    made = svc.http.post("/sources", json={"kind": "folder", "path": str(share),
+                                           "every": "15m"}, headers=svc.auth()).json()
+    assert made["every_s"] == 900 and made["last_sync_at"] is None
+    scheduler = svc.http.app.state.source_scheduler  # type: ignore[attr-defined]
+    assert scheduler.run_once() == 1  # never synced: due
+    svc.worker.drain()
+    assert len(svc.http.get("/documents", headers=svc.auth()).json()["documents"]) == 4
+    assert scheduler.run_once() == 0  # synced a moment ago: not due for 15 minutes
+    with svc.runtime.sessions() as s:
+        pk = s.scalar(select(Source.id).where(Source.source_id == made["source_id"]))
+        assert claim(s, pk) and not claim(s, pk)  # one sync of a source at a time
+    busy = svc.http.post(f"/sources/{made['source_id']}/sync", headers=svc.auth())
+    assert (busy.status_code, busy.json()["error"]["code"]) == (409, "SOURCE_SYNC_RUNNING")
+    with svc.runtime.sessions() as s:
+        release(s, pk)
+    assert svc.http.post(f"/sources/{made['source_id']}/sync",
+                         headers=svc.auth()).status_code == 200

@@ -9,15 +9,13 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy.orm import Session
 
 from app.api.deps import PublishingClientDep, RuntimeDep, SessionDep
 from app.api.schemas import error_responses
-from app.documents.deletion import delete_document
-from app.documents.uploads import accept_upload
 from app.domain.errors import BadRequest
-from app.registry.tables import Document, Source
+from app.registry.tables import Source
 from app.sources import folder, mailbox
+from app.sources.service import every_seconds, run_sync
 
 router = APIRouter(tags=["sources"])
 SourceId = Annotated[str, Path(pattern="^src_[0-9a-f]{16}$", description="src_… as created")]
@@ -39,6 +37,8 @@ class SourceCreate(BaseModel):
         "imap: kept encrypted with the operator's key, never returned"))
     folders: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
         default_factory=lambda: ["INBOX"], max_length=50, description="imap: the folders read")
+    every: str | None = Field(None, pattern="^[1-9][0-9]{0,5}[smhd]$", description=(
+        "synced by the server this often (15m, 1h, 1d; 60 s to 7 days); absent: by hand"))
 
 
 class SourceOut(BaseModel):
@@ -47,6 +47,7 @@ class SourceOut(BaseModel):
     path: str = Field(description="the folder, or imap://user@host:port for a mailbox")
     on_delete: str
     folders: list[str] | None = None
+    every_s: int | None = Field(None, description="synced by the server this often")
     created_at: datetime
     last_sync_at: datetime | None
     last_report: dict[str, Any] | None = Field(
@@ -62,7 +63,7 @@ def _out(source: Source) -> SourceOut:
     return SourceOut(source_id=source.source_id, kind=source.kind, path=source.path,
                      on_delete=source.on_delete,
                      folders=(source.config or {}).get("folders") if source.kind == "imap"
-                     else None, created_at=source.created_at,
+                     else None, every_s=source.every_s, created_at=source.created_at,
                      last_sync_at=source.last_sync_at, last_report=source.last_report)
 
 
@@ -91,6 +92,7 @@ def create_source(body: SourceCreate, runtime: RuntimeDep, session: SessionDep,
         source.config = {"host": body.host, "port": port, "tls": body.tls,
                          "username": body.username, "folders": list(dict.fromkeys(body.folders))}
         source.secret = fernet.encrypt(body.password.encode())
+    source.every_s = every_seconds(body.every)
     session.commit()
     return _out(source)
 
@@ -124,37 +126,14 @@ def delete_source(session: SessionDep, client: PublishingClientDep,
 
 
 @router.post("/sources/{source_id}/sync", response_model=SourceOut,
-             responses=error_responses(401, 403, 404, 422, 500))
+             responses=error_responses(401, 403, 404, 409, 422, 500, 503))
 def sync_source(request: Request, runtime: RuntimeDep, session: SessionDep,
                 client: PublishingClientDep, source_id: SourceId) -> SourceOut:
-    """Sync now: the folder compared with the last sync, only what changed uploaded (the
-    worker then ingests it), renamed files moved, vanished ones deleted or kept; the
-    report in ``last_report``."""
+    """Sync now: a folder compared with the last sync (only what changed uploaded, renamed
+    files moved, vanished ones deleted or kept), a mailbox's new messages fetched; the
+    worker then ingests; the report in ``last_report``. 409 ``SOURCE_SYNC_RUNNING`` while
+    another sync of it runs."""
     source = folder.get(session, client_id=client.id, source_id=source_id)
-    settings = runtime.settings.sources
-    limits = runtime.settings.limits.metadata()
-
-    def upload(s: Session, rel: str, content: bytes, document_id: str) -> bool:
-        return accept_upload(s, settings=runtime.settings.ingest, limits=limits,
-                             client_id=client.id, filename=rel.rsplit("/", 1)[-1],
-                             content=content, document_id=document_id, custom={},
-                             source=source_id, path=rel).deduplicated
-
-    if source.kind == "imap":
-        password = mailbox.cipher(_key(runtime)).decrypt(source.secret or b"").decode()
-        mailbox.sync(runtime.sessions, source.id, client_id=client.id, password=password,
-                     max_messages=settings.max_messages, max_bytes=settings.max_message_bytes,
-                     timeout=settings.imap_timeout_s, upload=upload)
-    else:
-        folder.allowed_folder(source.path, settings.roots())  # still allowed
-
-        def forget(s: Session, document: Document) -> None:
-            delete_document(s, runtime.store, document)
-
-        folder.sync(runtime.sessions, source.id, client_id=client.id,
-                    max_files=settings.max_files, upload=upload, forget=forget)
-    wake = getattr(request.app.state, "wake_worker", None)
-    if wake is not None:
-        wake()
+    run_sync(runtime, source.id, getattr(request.app.state, "wake_worker", None))
     session.expire_all()
     return _out(folder.get(session, client_id=client.id, source_id=source_id))
