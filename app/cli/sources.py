@@ -12,7 +12,6 @@ from rich.console import Console
 
 from app.cli.common import ApiKeyOption, JsonOption, ServerOption, _show, get_settings, sync_app
 
-
 EveryOption = Annotated[str | None, typer.Option(
     help="synced by the server this often: 15m, 1h, 1d (60 s to 7 days)")]
 
