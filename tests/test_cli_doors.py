@@ -877,3 +877,34 @@ def test_sync_add_mailbox_then_run_reads_a_real_imap_server(
         source = re.search(r"src_[0-9a-f]{16}", said).group(0)  # type: ignore[union-attr]
         code, said = _run(narrow, server, "sync", "run", source)
         assert code == 0 and "new 1" in " ".join(said.split()), said
+
+
+def test_sync_watch_syncs_again_when_the_folder_changes(
+        narrow: CliRunner, server: LiveServer, tmp_path: Path) -> None:
+    """Issue 50: `evidence sync watch` syncs at once, then after the folder changes (real
+    file-system events through watchdog, debounced)."""
+    import re
+    import threading
+    import time
+
+    share = tmp_path / "share"
+    share.mkdir()
+    (share / "one.md").write_text("# One\n\nThe first file.")
+    server.runtime.settings.sources = server.runtime.settings.sources.model_copy(
+        update={"folder_roots": str(share)})
+    source = re.search(r"src_[0-9a-f]{16}", _run(narrow, server, "sync", "add", str(share))[
+        1]).group(0)  # type: ignore[union-attr]
+    outcome: dict[str, object] = {}
+
+    def watch() -> None:
+        outcome["said"] = _run(narrow, server, "sync", "watch", source, "--debounce", "0.3",
+                               "--max-syncs", "2")
+    thread = threading.Thread(target=watch)
+    thread.start()
+    time.sleep(1.5)  # the first sync, and the observer started
+    (share / "two.md").write_text("# Two\n\nA second file.")
+    thread.join(timeout=30)
+    assert not thread.is_alive()
+    code, said = outcome["said"]  # type: ignore[misc]
+    said = " ".join(said.split())  # type: ignore[attr-defined]
+    assert code == 0 and "new 1" in said and said.count("last sync") == 2, said

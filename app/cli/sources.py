@@ -95,6 +95,56 @@ def sync_run(source_id: Annotated[str, typer.Argument(help="src_… as `sync add
           _print_source, as_json)
 
 
+@sync_app.command("watch")
+def sync_watch(
+    source_id: Annotated[str, typer.Argument(help="a folder source's src_…")],
+    debounce: Annotated[float, typer.Option(
+        min=0.1, max=600, help="seconds without a change before a sync")] = 2.0,
+    max_syncs: Annotated[int, typer.Option(hidden=True, min=1)] = 0,
+    api_key: ApiKeyOption = None, server: ServerOption = None,
+) -> None:
+    """Sync a folder source now, then each time its folder changes (file-system events,
+    debounced) until Ctrl-C; run where the server's folder is."""
+    import threading
+
+    from watchdog.events import FileSystemEventHandler
+    from watchdog.observers import Observer
+
+    from app.cli import common
+
+    source = _call(api_key, server, "GET", f"/sources/{source_id}")
+    if source["kind"] != "folder":
+        common.err.print(f"[red]error:[/red] {source_id} is a {source['kind']} source: "
+                         "watch follows folders (give a mailbox --every)")
+        raise typer.Exit(1)
+    changed = threading.Event()
+
+    class Changed(FileSystemEventHandler):
+        def on_any_event(self, event: object) -> None:
+            changed.set()
+
+    observer = Observer()
+    observer.schedule(Changed(), source["path"], recursive=True)
+    observer.start()
+    syncs = 0
+    try:
+        while True:
+            _print_source(common.console, _call(api_key, server, "POST",
+                                                f"/sources/{source_id}/sync"))
+            syncs += 1
+            if max_syncs and syncs >= max_syncs:
+                return
+            changed.wait()
+            changed.clear()
+            while changed.wait(debounce):  # until the folder has been quiet for `debounce`
+                changed.clear()
+    except KeyboardInterrupt:
+        return
+    finally:
+        observer.stop()
+        observer.join(timeout=5)
+
+
 @sync_app.command("list")
 def sync_list(as_json: JsonOption = False, api_key: ApiKeyOption = None,
               server: ServerOption = None) -> None:

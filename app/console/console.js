@@ -7,7 +7,7 @@ import { clear, el, fmt, highlighted } from "./render.js";
 const $ = (id) => document.getElementById(id);
 const MAX_WINDOW = 200;
 const state = { offset: 0, lastBody: null, docOffset: 0, docLimit: 20, entityCursor: null };
-const VIEWS = ["search", "compare", "documents", "entities", "watches"];
+const VIEWS = ["search", "compare", "documents", "entities", "watches", "sources"];
 // Each search asks for the timeline of the days its versions name (drawn over the results)
 const TIMELINE = "entities.dates_times:month";
 
@@ -52,6 +52,7 @@ function show(view) {
   if (view === "documents") loadDocuments();
   if (view === "entities" && !$("entities").tBodies[0].rows.length) loadEntities();
   if (view === "watches") loadWatches();
+  if (view === "sources") loadSources();
 }
 
 // ---- search ---------------------------------------------------------------------------
@@ -723,6 +724,48 @@ async function loadWatches() {
     $("watches-error").textContent = `${err.message} (${err.code})`;
   }
   $("watches").dataset.state = "done";
+}
+
+// A source's last report in words: what was new, changed, renamed, deleted, what failed
+function sourceFound(report) {
+  if (!report) return "not synced yet";
+  const counts = ["new", "changed", "renamed", "deleted", "kept"]
+    .filter((k) => report[k] && report[k].length).map((k) => `${k} ${report[k].length}`);
+  const read = report.read !== undefined ? `read ${report.read} file(s)` :
+    `fetched ${Object.values(report.folders || {}).reduce((n, f) => n + f.fetched, 0)}`;
+  return [`seen ${report.seen}`, `unchanged ${report.unchanged}`, ...counts,
+          `failed ${report.failed_count || 0}`, read].join(", ") +
+    (report.truncated ? " (more than one sync reads)" : "");
+}
+
+async function loadSources() {
+  $("sources-error").textContent = "";
+  $("sources").dataset.state = "loading";
+  try {
+    const list = await call("GET", "/sources");
+    $("sources-caption").textContent = `${list.items.length} source(s)`;
+    const body = clear($("sources").tBodies[0]);
+    for (const src of list.items) {
+      const sync = el("button", { type: "button", text: "Sync now", "aria-label": `Sync ${src.path}` });
+      sync.addEventListener("click", async () => {
+        sync.disabled = true;
+        try { await call("POST", `/sources/${src.source_id}/sync`); await loadSources(); }
+        catch (err) { $("sources-error").textContent = `${err.message} (${err.code})`; sync.disabled = false; }
+      });
+      const failed = (src.last_report && src.last_report.failed) || [];
+      body.append(el("tr", {},
+        el("td", {}, el("div", { text: src.path }), el("div", { class: "hint", text: [src.kind, src.source_id,
+          src.every_s ? `every ${src.every_s / 60} min` : "by hand"].join(" · ") })),
+        el("td", { text: src.last_sync_at ? src.last_sync_at.slice(0, 19).replace("T", " ") : "—" }),
+        el("td", {}, el("div", { text: sourceFound(src.last_report) }),
+           failed.length ? el("ul", { class: "hint" }, failed.map((f) =>
+             el("li", { text: `${f.path}: ${f.code}` }))) : null),
+        el("td", {}, sync)));
+    }
+  } catch (err) {
+    $("sources-error").textContent = `${err.message} (${err.code})`;
+  }
+  $("sources").dataset.state = "done";
 }
 
 async function loadMatches(w) {

@@ -475,3 +475,28 @@ def test_a_citation_opens_its_page_with_the_words_boxed(watched: Watched, server
     with page.expect_download() as download:
         viewer.get_by_role("button", name="Download original").click()
     assert Path(download.value.path()).read_bytes() == lease
+
+
+def test_the_sources_view_lists_each_source_with_its_last_sync(
+        watched: Watched, server: LiveServer, tmp_path: Path) -> None:
+    """Issue 50: the console lists sources with what their last sync found, and syncs one
+    on request."""
+    import httpx
+
+    share = tmp_path / "share"
+    share.mkdir()
+    (share / "memo.md").write_text("# Memo\n\nA memo.")
+    server.runtime.settings.sources = server.runtime.settings.sources.model_copy(
+        update={"folder_roots": str(share)})
+    auth = {"Authorization": f"Bearer {server.keys['acme']}"}
+    made = httpx.post(f"{server.url}/sources", json={"kind": "folder", "path": str(share)},
+                      headers=auth).json()
+    page = watched.page
+    watched.sign_in(server.keys["acme"])
+    page.locator("#who").filter(has_text="Signed in as client acme").wait_for()
+    page.get_by_role("button", name="Sources", exact=True).click()
+    row = page.locator("#sources tbody tr").filter(has_text=str(share))
+    row.filter(has_text="not synced yet").wait_for()
+    row.get_by_role("button", name=f"Sync {share}").click()
+    page.locator("#sources tbody tr").filter(has_text="new 1").wait_for()
+    assert made["source_id"] in page.locator("#sources").inner_text()
