@@ -283,7 +283,7 @@ class SourcesSettings(_Group):
 
     folder_roots: str = ""
     max_per_client: int = Field(20, ge=1, le=1000)
-    max_files: int = Field(10_000, ge=1, le=1_000_000)  # files one sync looks at
+    max_files: int = Field(10_000, ge=1, le=1_000_000)  # new or changed files one sync reads
     # a Fernet key (cryptography) that encrypts mailbox passwords at rest; unset: no mailbox
     # sources. Make one: python -c "from cryptography.fernet import Fernet; print(Fernet.
     # generate_key().decode())"

@@ -112,9 +112,13 @@ class Report:
                 "truncated": self.truncated}
 
 
+MAX_WALK = 1_000_000  # files a sync lists (stat only); past it the folder is not followed
+
+
 def walk(root: Path, max_files: int, report: Report) -> dict[str, Seen]:
     """The folder's supported files by their path under it (links leading out skipped),
-    at most ``max_files`` (the rest left for the next sync: ``truncated``)."""
+    at most ``max_files`` of them listed (past it: ``truncated``, and nothing is taken for
+    vanished)."""
     found: dict[str, Seen] = {}
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         dirnames.sort()
@@ -171,7 +175,7 @@ def sync(sessions: sessionmaker[Session], source_pk: int, *, client_id: str,
     report = Report()
     if not root.is_dir():
         raise BadRequest(f"the folder {root} is gone", code="SOURCE_PATH_NOT_FOUND")
-    found = walk(root, max_files, report)
+    found = walk(root, MAX_WALK, report)
     report.seen = len(found)
     contents: dict[str, bytes] = {}
     for rel, seen in found.items():
@@ -180,12 +184,15 @@ def sync(sessions: sessionmaker[Session], source_pk: int, *, client_id: str,
             seen.sha256 = known[2]
             report.unchanged += 1
             continue
+        if len(report.read) >= max_files:  # the rest at the next sync
+            report.truncated = True
+            continue
         content = _hash(seen, report)
         if content is not None:
             contents[rel] = content
     gone = {rel: row for rel, row in index.items() if rel not in found}
     if report.truncated:
-        gone = {}  # a walk cut short cannot say what vanished
+        gone = {}  # a file not read yet may be a vanished one renamed: deletions wait
     by_hash: dict[str, list[str]] = {}
     for rel, row in gone.items():
         by_hash.setdefault(row[2], []).append(rel)

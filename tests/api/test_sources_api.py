@@ -199,3 +199,21 @@ def test_a_source_with_an_interval_is_synced_by_the_scheduler_one_sync_at_a_time
         release(s, pk)
     assert svc.http.post(f"/sources/{made['source_id']}/sync",
                          headers=svc.auth()).status_code == 200
+
+
+def test_a_large_folder_is_read_over_several_syncs_and_nothing_is_deleted_meanwhile(
+        svc: Service, share: Path) -> None:
+    svc.runtime.settings.sources = svc.runtime.settings.sources.model_copy(
+        update={"max_files": 3})
+    source = svc.http.post("/sources", json={"kind": "folder", "path": str(share)},
+                           headers=svc.auth()).json()["source_id"]
+    for name in ("e.md", "f.md", "g.md"):
+        (share / name).write_text(f"# {name}\n\nMore.")
+    first = _sync(svc, source)
+    assert first["read"] == 3 and first["truncated"] and len(first["new"]) == 3
+    (share / "a.md").unlink()  # vanished while reads are pending: not deleted yet
+    second = _sync(svc, source)
+    assert second["read"] == 3 and second["truncated"] and second["deleted"] == []
+    third = _sync(svc, source)  # the last file read: now a.md is known to be gone
+    assert third["read"] == 1 and not third["truncated"] and third["deleted"] == ["a.md"]
+    assert len(svc.http.get("/documents", headers=svc.auth()).json()["documents"]) == 6
