@@ -106,3 +106,34 @@ def test_a_wrong_password_an_unreachable_server_and_no_operator_key(
                                              "username": USER, "password": PASSWORD},
                            headers=bare.auth())
         assert (r.status_code, r.json()["error"]["code"]) == (403, "SOURCE_SECRET_KEY_MISSING")
+
+
+def test_bounded_runs_a_message_too_large_and_a_new_uidvalidity(
+        svc: Service, imap: ImapServer) -> None:
+    """A folder larger than one run's bound is read over several syncs, resuming where the
+    last stopped; a message over the size bound is named in the report and skipped; a folder
+    whose UIDVALIDITY changed is read again, its messages known by Message-ID (no doubles)."""
+    from sqlalchemy import update
+
+    from app.registry.tables import SourceFolder
+
+    for i in range(3):
+        imap.deliver("INBOX", _mail(f"Note {i}", f"Short note number {i}.", f"<n{i}@acme>"))
+    imap.deliver("INBOX", _mail("Big", "x" * 20_000, "<big@acme>"))
+    svc.runtime.settings.sources = svc.runtime.settings.sources.model_copy(
+        update={"max_messages": 2, "max_message_bytes": 10_000})
+    source = _source(svc, imap, folders=["INBOX"])["source_id"]
+    first = _sync(svc, source)
+    assert first["seen"] == 2 and first["truncated"] and len(first["new"]) == 2
+    second = _sync(svc, source)
+    assert second["seen"] == 2 and not second["truncated"] and len(second["new"]) == 1
+    assert [f["code"] for f in second["failed"]] == ["SOURCE_MESSAGE_TOO_LARGE"]
+    with svc.runtime.sessions() as s:  # as if the server had renumbered the folder
+        s.execute(update(SourceFolder).values(uidvalidity=1))
+        s.commit()
+    svc.runtime.settings.sources = svc.runtime.settings.sources.model_copy(
+        update={"max_messages": 100})
+    again = _sync(svc, source)
+    assert again["folders"]["INBOX"]["read_again"] and again["new"] == []
+    assert again["unchanged"] == 3  # the same three messages: no second version
+    assert len(svc.http.get("/documents", headers=svc.auth()).json()["documents"]) == 3
