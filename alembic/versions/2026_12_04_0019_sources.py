@@ -29,7 +29,8 @@ def upgrade() -> None:
         sa.Column("config", sa.JSON, nullable=True),
         sa.Column("secret", sa.LargeBinary, nullable=True),
         sa.Column("every_s", sa.Integer, nullable=True),
-        sa.Column("sync_lease_until", sa.DateTime(timezone=True), nullable=True))
+        sa.Column("sync_lease_until", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("progress", sa.JSON, nullable=True))
     op.create_index("ix_sources_client_id", "sources", ["client_id"])
     op.create_table(
         "source_folders",

@@ -91,8 +91,8 @@ def sync_run(source_id: Annotated[str, typer.Argument(help="src_… as `sync add
              server: ServerOption = None) -> None:
     """Sync a source now: only what changed is uploaded, renamed files moved, vanished ones
     deleted or kept; its report."""
-    _show(lambda: _call(api_key, server, "POST", f"/sources/{source_id}/sync"),
-          _print_source, as_json)
+    _show(lambda: _call(api_key, server, "POST", f"/sources/{source_id}/sync",
+                        params={"wait": True}), _print_source, as_json)
 
 
 @sync_app.command("watch")
@@ -130,7 +130,8 @@ def sync_watch(
     try:
         while True:
             _print_source(common.console, _call(api_key, server, "POST",
-                                                f"/sources/{source_id}/sync"))
+                                                f"/sources/{source_id}/sync",
+                                                params={"wait": True}))
             syncs += 1
             if max_syncs and syncs >= max_syncs:
                 return

@@ -749,7 +749,7 @@ async function loadSources() {
       const sync = el("button", { type: "button", text: "Sync now", "aria-label": `Sync ${src.path}` });
       sync.addEventListener("click", async () => {
         sync.disabled = true;
-        try { await call("POST", `/sources/${src.source_id}/sync`); await loadSources(); }
+        try { await call("POST", `/sources/${src.source_id}/sync?wait=true`); await loadSources(); }
         catch (err) { $("sources-error").textContent = `${err.message} (${err.code})`; sync.disabled = false; }
       });
       const failed = (src.last_report && src.last_report.failed) || [];

@@ -398,6 +398,8 @@ class Source(Base):
     every_s: Mapped[int | None] = mapped_column(Integer, nullable=True)  # synced this often
     # while a sync runs (any process): one sync of a source at a time; a dead one's expires
     sync_lease_until: Mapped[datetime | None] = mapped_column(nullable=True)
+    # the running sync's counts so far (None when none runs)
+    progress: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
 
 
 class SourceFile(Base):

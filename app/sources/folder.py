@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.domain.errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError
@@ -104,6 +104,11 @@ class Report:
     failed: list[dict[str, str]] = field(default_factory=list)
     truncated: bool = False
 
+    def progress(self) -> dict[str, Any]:
+        return {"seen": self.seen, "read": len(self.read), "new": len(self.new),
+                "changed": len(self.changed), "renamed": len(self.renamed),
+                "deleted": len(self.deleted), "failed": len(self.failed)}
+
     def as_dict(self) -> dict[str, Any]:
         return {"seen": self.seen, "unchanged": self.unchanged, "new": self.new,
                 "changed": self.changed, "renamed": self.renamed, "deleted": self.deleted,
@@ -141,6 +146,15 @@ def walk(root: Path, max_files: int, report: Report) -> dict[str, Seen]:
                 continue
             found[rel] = Seen(rel, path, stat.st_size, stat.st_mtime_ns)
     return found
+
+
+def note_progress(session: Session, source_pk: int, counts: dict[str, Any]) -> None:
+    """The running sync's counts on its source, its lease renewed (in the caller's
+    transaction, with the file or message it recorded)."""
+    from app.sources.service import LEASE
+
+    session.execute(update(Source).where(Source.id == source_pk).values(
+        progress=counts, sync_lease_until=utcnow() + LEASE))
 
 
 def _hash(seen: Seen, report: Report) -> bytes | None:
@@ -198,6 +212,7 @@ def sync(sessions: sessionmaker[Session], source_pk: int, *, client_id: str,
         by_hash.setdefault(row[2], []).append(rel)
 
     def record(s: Session, seen: Seen, document_id: str) -> None:
+        note_progress(s, source_pk, report.progress())
         row = s.get(SourceFile, (source_pk, seen.rel))
         if row is None:
             s.add(SourceFile(source_pk=source_pk, rel_path=seen.rel, size=seen.size,

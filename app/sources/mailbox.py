@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.domain.errors import BadRequest, Forbidden, NotFound, ServiceError, Unavailable
 from app.registry.tables import Source, SourceFolder, utcnow
+from app.sources.folder import note_progress
 
 FETCH_BATCH = 25
 MESSAGE_ID = re.compile(rb"^message-id:\s*(<[^>\r\n]{1,500}>)", re.IGNORECASE | re.MULTILINE)
@@ -139,6 +140,9 @@ def sync(sessions: sessionmaker[Session], source_pk: int, *, client_id: str, pas
                             report["failed"].append({"path": f"{folder}/{uid}",
                                                      "code": exc.code,
                                                      "message": exc.message[:300]})
+                        note_progress(s, source_pk, {"seen": report["seen"],
+                                                     "new": len(report["new"]),
+                                                     "failed": len(report["failed"])})
                         row = s.get(SourceFolder, (source_pk, folder))
                         if row is None:
                             s.add(SourceFolder(source_pk=source_pk, folder=folder,

@@ -20,7 +20,9 @@ from app.registry.tables import Document, Source, utcnow
 from app.sources import folder, mailbox
 
 log = logging.getLogger(__name__)
-LEASE = timedelta(minutes=30)  # a sync still "running" after this was a dead process's
+# a sync renews its lease with every file or message it records; one not renewed for this
+# long was a dead process's, and the next sync may start
+LEASE = timedelta(minutes=5)
 EVERY = re.compile(r"^([1-9][0-9]{0,5})([smhd])$")
 UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 MIN_EVERY_S, MAX_EVERY_S = 60, 7 * 86400
@@ -51,13 +53,49 @@ def claim(session: Session, source_pk: int) -> bool:
 
 def release(session: Session, source_pk: int) -> None:
     session.execute(update(Source).where(Source.id == source_pk)
-                    .values(sync_lease_until=None))
+                    .values(sync_lease_until=None, progress=None))
     session.commit()
 
 
-def run_sync(runtime: Any, source_pk: int, wake: Any = None) -> dict[str, Any]:
-    """One sync of the source, under its lease (409 ``SOURCE_SYNC_RUNNING`` while another
-    runs); its report."""
+def claim_or_refuse(runtime: Any, source_pk: int) -> None:
+    """Take the source's sync lease; 409 ``SOURCE_SYNC_RUNNING`` while another sync runs."""
+    with runtime.sessions() as s:
+        if not claim(s, source_pk):
+            source_id = s.get(Source, source_pk).source_id  # type: ignore[union-attr]
+            raise Conflict(f"{source_id} is being synced; ask again when it ends (GET "
+                           "/sources/{id} shows its progress)", code="SOURCE_SYNC_RUNNING")
+
+
+def run_in_background(runtime: Any, source_pk: int, wake: Any = None) -> None:
+    """Claim the source's lease now (409 while another sync runs), then sync it in a thread
+    of its own; its progress on the source meanwhile, its report (or error) after."""
+    claim_or_refuse(runtime, source_pk)
+
+    def work() -> None:
+        try:
+            run_sync(runtime, source_pk, wake, claimed=True)
+        except ServiceError as exc:
+            _failed(runtime, source_pk, exc.code, exc.message)
+        except Exception as exc:  # noqa: BLE001 - the thread's last word: logged and said
+            log.exception("a source sync failed")
+            _failed(runtime, source_pk, "SOURCE_SYNC_FAILED", type(exc).__name__)
+
+    threading.Thread(target=work, name=f"source-sync-{source_pk}", daemon=True).start()
+
+
+def _failed(runtime: Any, source_pk: int, code: str, message: str) -> None:
+    with runtime.sessions() as s:
+        source = s.get(Source, source_pk)
+        if source is not None:
+            source.last_sync_at = utcnow()
+            source.last_report = {"error": {"code": code, "message": message[:500]}}
+            s.commit()
+
+
+def run_sync(runtime: Any, source_pk: int, wake: Any = None, *,
+             claimed: bool = False) -> dict[str, Any]:
+    """One sync of the source, under its lease (taken here unless ``claimed``: 409
+    ``SOURCE_SYNC_RUNNING`` while another runs); its report."""
     settings = runtime.settings.sources
     with runtime.sessions() as s:
         source = s.get(Source, source_pk)
@@ -65,9 +103,8 @@ def run_sync(runtime: Any, source_pk: int, wake: Any = None) -> dict[str, Any]:
             raise NotFound("the source is gone", code="SOURCE_NOT_FOUND")
         client_id, source_id, kind = source.client_id, source.source_id, source.kind
         path, secret = source.path, source.secret
-        if not claim(s, source_pk):
-            raise Conflict(f"{source_id} is being synced; ask again when it ends",
-                           code="SOURCE_SYNC_RUNNING")
+    if not claimed:
+        claim_or_refuse(runtime, source_pk)
     limits = runtime.settings.limits.metadata()
 
     def upload(s: Session, rel: str, content: bytes, document_id: str) -> bool:

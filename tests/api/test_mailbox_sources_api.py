@@ -53,7 +53,8 @@ def _source(svc: Service, imap: ImapServer, **extra: object) -> dict:
 
 
 def _sync(svc: Service, source_id: str) -> dict:
-    r = svc.http.post(f"/sources/{source_id}/sync", headers=svc.auth())
+    r = svc.http.post(f"/sources/{source_id}/sync", params={"wait": True},
+                      headers=svc.auth())
     assert r.status_code == 200, r.text
     for _ in range(3):  # the messages, then their attachments
         svc.worker.drain()
@@ -95,10 +96,12 @@ def test_a_second_sync_fetches_exactly_the_new_messages_and_threads_the_reply(
 def test_a_wrong_password_an_unreachable_server_and_no_operator_key(
         svc: Service, imap: ImapServer, tmp_path: Path) -> None:
     wrong = _source(svc, imap, password="not it")
-    r = svc.http.post(f"/sources/{wrong['source_id']}/sync", headers=svc.auth())
+    r = svc.http.post(f"/sources/{wrong['source_id']}/sync", params={"wait": True},
+                      headers=svc.auth())
     assert (r.status_code, r.json()["error"]["code"]) == (403, "SOURCE_LOGIN_FAILED")
     nowhere = _source(svc, imap, port=free_port())
-    r = svc.http.post(f"/sources/{nowhere['source_id']}/sync", headers=svc.auth())
+    r = svc.http.post(f"/sources/{nowhere['source_id']}/sync", params={"wait": True},
+                      headers=svc.auth())
     assert (r.status_code, r.json()["error"]["code"]) == (503, "SOURCE_UNREACHABLE")
     with running_service(tmp_path / "keyless", fake_models()) as bare:
         r = bare.http.post("/sources", json={"kind": "imap", "host": imap.host,

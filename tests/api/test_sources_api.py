@@ -38,7 +38,8 @@ def svc(tmp_path: Path) -> Iterator[Service]:
 
 
 def _sync(svc: Service, source_id: str, key: str | None = None) -> dict:
-    r = svc.http.post(f"/sources/{source_id}/sync", headers=svc.auth(key))
+    r = svc.http.post(f"/sources/{source_id}/sync", params={"wait": True},
+                      headers=svc.auth(key))
     assert r.status_code == 200, r.text
     svc.worker.drain()
     return r.json()["last_report"]
@@ -139,10 +140,12 @@ def test_a_sync_killed_halfway_resumes_with_nothing_lost_or_doubled(
     """The process dies while the third file is uploaded (simulated by the upload raising
     past what the sync catches); the next sync finishes: every file one document, none
     twice, the two already recorded not read again."""
-    from sqlalchemy import select
+    from datetime import timedelta
+
+    from sqlalchemy import select, update
 
     from app.documents.uploads import accept_upload
-    from app.registry.tables import Source
+    from app.registry.tables import Source, utcnow
     from app.sources import folder
 
     source_id = svc.http.post("/sources", json={"kind": "folder", "path": str(share)},
@@ -163,6 +166,12 @@ def test_a_sync_killed_halfway_resumes_with_nothing_lost_or_doubled(
     with pytest.raises(KeyboardInterrupt):
         folder.sync(svc.runtime.sessions, source_pk, client_id=client_id, max_files=100,
                     upload=dying_upload, forget=lambda s, d: None)
+    refused = svc.http.post(f"/sources/{source_id}/sync", headers=svc.auth())
+    assert refused.status_code == 409  # the dead sync's lease holds until it expires
+    with svc.runtime.sessions() as s:  # five minutes later
+        s.execute(update(Source).where(Source.id == source_pk).values(
+            sync_lease_until=utcnow() - timedelta(seconds=1)))
+        s.commit()
     report = _sync(svc, source_id)
     assert sorted(report["new"]) == ["c.md", "d.txt"] and report["unchanged"] == 2
     assert report["read"] == 2  # the two recorded before the kill are not read again
@@ -194,10 +203,11 @@ def test_a_source_with_an_interval_is_synced_by_the_scheduler_one_sync_at_a_time
         pk = s.scalar(select(Source.id).where(Source.source_id == made["source_id"]))
         assert claim(s, pk) and not claim(s, pk)  # one sync of a source at a time
     busy = svc.http.post(f"/sources/{made['source_id']}/sync", headers=svc.auth())
+    assert busy.json()["error"]["message"].startswith(made["source_id"])
     assert (busy.status_code, busy.json()["error"]["code"]) == (409, "SOURCE_SYNC_RUNNING")
     with svc.runtime.sessions() as s:
         release(s, pk)
-    assert svc.http.post(f"/sources/{made['source_id']}/sync",
+    assert svc.http.post(f"/sources/{made['source_id']}/sync", params={"wait": True},
                          headers=svc.auth()).status_code == 200
 
 
@@ -217,3 +227,22 @@ def test_a_large_folder_is_read_over_several_syncs_and_nothing_is_deleted_meanwh
     third = _sync(svc, source)  # the last file read: now a.md is known to be gone
     assert third["read"] == 1 and not third["truncated"] and third["deleted"] == ["a.md"]
     assert len(svc.http.get("/documents", headers=svc.auth()).json()["documents"]) == 6
+
+
+def test_a_sync_runs_in_the_background_and_its_source_says_so(
+        svc: Service, share: Path) -> None:
+    """Without wait: 202 at once, then GET shows it syncing (with its counts so far) until
+    its report is there."""
+    import time
+
+    source = svc.http.post("/sources", json={"kind": "folder", "path": str(share)},
+                           headers=svc.auth()).json()["source_id"]
+    started = svc.http.post(f"/sources/{source}/sync", headers=svc.auth())
+    assert started.status_code == 202, started.text
+    for _ in range(100):
+        now = svc.http.get(f"/sources/{source}", headers=svc.auth()).json()
+        if not now["syncing"] and now["last_report"]:
+            break
+        time.sleep(0.05)
+    assert not now["syncing"] and now["progress"] is None
+    assert sorted(now["last_report"]["new"]) == ["a.md", "b.md", "c.md", "d.txt"]

@@ -7,15 +7,15 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, Request, Response
+from fastapi import APIRouter, Path, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import PublishingClientDep, RuntimeDep, SessionDep
 from app.api.schemas import error_responses
 from app.domain.errors import BadRequest
-from app.registry.tables import Source
+from app.registry.tables import Source, utcnow
 from app.sources import folder, mailbox
-from app.sources.service import every_seconds, run_sync
+from app.sources.service import every_seconds, run_in_background, run_sync
 
 router = APIRouter(tags=["sources"])
 SourceId = Annotated[str, Path(pattern="^src_[0-9a-f]{16}$", description="src_… as created")]
@@ -48,6 +48,8 @@ class SourceOut(BaseModel):
     on_delete: str
     folders: list[str] | None = None
     every_s: int | None = Field(None, description="synced by the server this often")
+    syncing: bool = Field(False, description="a sync of it runs now")
+    progress: dict[str, Any] | None = Field(None, description="the running sync's counts")
     created_at: datetime
     last_sync_at: datetime | None
     last_report: dict[str, Any] | None = Field(
@@ -63,7 +65,10 @@ def _out(source: Source) -> SourceOut:
     return SourceOut(source_id=source.source_id, kind=source.kind, path=source.path,
                      on_delete=source.on_delete,
                      folders=(source.config or {}).get("folders") if source.kind == "imap"
-                     else None, every_s=source.every_s, created_at=source.created_at,
+                     else None, every_s=source.every_s,
+                     syncing=source.sync_lease_until is not None
+                     and source.sync_lease_until > utcnow(), progress=source.progress,
+                     created_at=source.created_at,
                      last_sync_at=source.last_sync_at, last_report=source.last_report)
 
 
@@ -125,15 +130,23 @@ def delete_source(session: SessionDep, client: PublishingClientDep,
     return Response(status_code=204)
 
 
-@router.post("/sources/{source_id}/sync", response_model=SourceOut,
+@router.post("/sources/{source_id}/sync", response_model=SourceOut, status_code=202,
              responses=error_responses(401, 403, 404, 409, 422, 500, 503))
-def sync_source(request: Request, runtime: RuntimeDep, session: SessionDep,
-                client: PublishingClientDep, source_id: SourceId) -> SourceOut:
+def sync_source(request: Request, response: Response, runtime: RuntimeDep,
+                session: SessionDep, client: PublishingClientDep, source_id: SourceId,
+                wait: Annotated[bool, Query(description=(
+                    "answer when the sync has ended (200, with its report), not at once "
+                    "(202: GET /sources/{id} shows its progress, then its report)"))] = False
+                ) -> SourceOut:
     """Sync now: a folder compared with the last sync (only what changed uploaded, renamed
     files moved, vanished ones deleted or kept), a mailbox's new messages fetched; the
-    worker then ingests; the report in ``last_report``. 409 ``SOURCE_SYNC_RUNNING`` while
-    another sync of it runs."""
+    worker then ingests. 409 ``SOURCE_SYNC_RUNNING`` while another sync of it runs."""
     source = folder.get(session, client_id=client.id, source_id=source_id)
-    run_sync(runtime, source.id, getattr(request.app.state, "wake_worker", None))
+    wake = getattr(request.app.state, "wake_worker", None)
+    if wait:
+        run_sync(runtime, source.id, wake)
+        response.status_code = 200
+    else:
+        run_in_background(runtime, source.id, wake)
     session.expire_all()
     return _out(folder.get(session, client_id=client.id, source_id=source_id))
