@@ -43,7 +43,10 @@ def allowed_folder(path: str, roots: list[Path]) -> Path:
     if not roots:
         raise Forbidden("no folder may be a source: the operator allows none "
                         "(EVIDENCE_SOURCES__FOLDER_ROOTS)", code="SOURCE_PATH_NOT_ALLOWED")
-    resolved = Path(path).resolve()
+    try:
+        resolved = Path(path).resolve()
+    except (ValueError, OSError):  # a NUL byte, a loop of links
+        raise BadRequest(f"{path[:300]!r} is not a folder", code="SOURCE_PATH_NOT_FOUND") from None
     if not any(resolved == root or root in resolved.parents for root in roots):
         raise Forbidden(f"{path[:300]} is not under a folder the operator allows "
                         "(EVIDENCE_SOURCES__FOLDER_ROOTS)", code="SOURCE_PATH_NOT_ALLOWED")

@@ -42,7 +42,7 @@ def cipher(secret_key: str | None) -> Any:
 
     try:
         return Fernet(secret_key.encode())
-    except ValueError:
+    except (ValueError, TypeError):
         raise Unavailable("EVIDENCE_SOURCES__SECRET_KEY is not a Fernet key (32 url-safe "
                           "base64-encoded bytes)", code="SOURCE_SECRET_KEY_INVALID") from None
 
@@ -66,7 +66,8 @@ def _connect(config: dict[str, Any], password: str, timeout: float) -> Any:
     try:
         client = IMAPClient(config["host"], port=int(config["port"]), ssl=bool(config["tls"]),
                             timeout=timeout)
-    except (OSError, socket.timeout, ssl.SSLError) as exc:
+    except (OSError, socket.timeout, ssl.SSLError, ValueError) as exc:  # ValueError: a host
+        # name IDNA cannot encode
         raise Unavailable(f"cannot reach the mailbox at {config['host']}:{config['port']} "
                           f"({type(exc).__name__}: {str(exc)[:200]})",
                           code="SOURCE_UNREACHABLE") from None
@@ -176,3 +177,17 @@ def check_config(host: str, port: int, folders: list[str]) -> None:
         raise BadRequest("host: a host name or address", code="INVALID_REQUEST")
     if not folders:
         raise BadRequest("folders: at least one", code="INVALID_REQUEST")
+
+
+def password_of(secret_key: str | None, secret: bytes | None) -> str:
+    """A mailbox source's password, decrypted; 503 ``SOURCE_SECRET_KEY_INVALID`` where the
+    operator's key is not the one it was encrypted with."""
+    from cryptography.fernet import InvalidToken
+
+    try:
+        return cipher(secret_key).decrypt(secret or b"").decode()
+    except InvalidToken:
+        raise Unavailable("the mailbox password was encrypted with another "
+                          "EVIDENCE_SOURCES__SECRET_KEY: set that key, or add the source again",
+                          code="SOURCE_SECRET_KEY_INVALID") from None
+

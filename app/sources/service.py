@@ -119,7 +119,7 @@ def run_sync(runtime: Any, source_pk: int, wake: Any = None, *,
     try:
         if kind == "imap":
             key = settings.secret_key.get_secret_value() if settings.secret_key else None
-            password = mailbox.cipher(key).decrypt(secret or b"").decode()
+            password = mailbox.password_of(key, secret)
             report = mailbox.sync(runtime.sessions, source_pk, client_id=client_id,
                                   password=password, max_messages=settings.max_messages,
                                   max_bytes=settings.max_message_bytes,

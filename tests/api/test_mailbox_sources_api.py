@@ -140,3 +140,18 @@ def test_bounded_runs_a_message_too_large_and_a_new_uidvalidity(
     assert again["folders"]["INBOX"]["read_again"] and again["new"] == []
     assert again["unchanged"] == 3  # the same three messages: no second version
     assert len(svc.http.get("/documents", headers=svc.auth()).json()["documents"]) == 3
+
+
+def test_a_host_idna_cannot_encode_and_a_changed_operator_key_are_clear_errors(
+        svc: Service, imap: ImapServer) -> None:
+    bad_host = _source(svc, imap, host="a..b")
+    r = svc.http.post(f"/sources/{bad_host['source_id']}/sync", params={"wait": True},
+                      headers=svc.auth())
+    assert (r.status_code, r.json()["error"]["code"]) == (503, "SOURCE_UNREACHABLE")
+    source = _source(svc, imap)
+    other = "b" * 43 + "="  # another valid Fernet key
+    svc.runtime.settings.sources = svc.runtime.settings.sources.model_copy(
+        update={"secret_key": SecretStr(other)})
+    r = svc.http.post(f"/sources/{source['source_id']}/sync", params={"wait": True},
+                      headers=svc.auth())
+    assert (r.status_code, r.json()["error"]["code"]) == (503, "SOURCE_SECRET_KEY_INVALID")

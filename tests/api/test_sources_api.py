@@ -246,3 +246,11 @@ def test_a_sync_runs_in_the_background_and_its_source_says_so(
         time.sleep(0.05)
     assert not now["syncing"] and now["progress"] is None
     assert sorted(now["last_report"]["new"]) == ["a.md", "b.md", "c.md", "d.txt"]
+
+
+def test_hostile_paths_are_clear_errors(svc: Service, share: Path) -> None:
+    for path in ("a\x00b", str(share) + "/\x00"):
+        r = svc.http.post("/sources", json={"kind": "folder", "path": path},
+                          headers=svc.auth())
+        assert r.status_code in (403, 422), r.text
+        assert r.json()["error"]["code"] in ("SOURCE_PATH_NOT_ALLOWED", "SOURCE_PATH_NOT_FOUND")
