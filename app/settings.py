@@ -295,6 +295,9 @@ class SourcesSettings(_Group):
     def roots(self) -> list[Path]:
         return [Path(r.strip()).resolve() for r in self.folder_roots.split(",") if r.strip()]
 
+    def key(self) -> str | None:
+        return self.secret_key.get_secret_value() if self.secret_key is not None else None
+
 
 class LogSettings(_Group):
     """Log lines on stderr: ``json`` (one object a line) or ``text``."""

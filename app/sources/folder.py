@@ -271,10 +271,15 @@ def sync(sessions: sessionmaker[Session], source_pk: int, *, client_id: str,
             s.execute(delete(SourceFile).where(SourceFile.source_pk == source_pk,
                                                SourceFile.rel_path == rel))
             s.commit()
-    result = report.as_dict()
+    return keep_report(sessions, source_pk, report.as_dict())
+
+
+def keep_report(sessions: sessionmaker[Session], source_pk: int,
+                report: dict[str, Any]) -> dict[str, Any]:
+    """A sync's report (or error) on its source, as of now; the report."""
     with sessions() as s:
         source = s.get(Source, source_pk)
         if source is not None:
-            source.last_sync_at, source.last_report = utcnow(), result
+            source.last_sync_at, source.last_report = utcnow(), report
             s.commit()
-    return result
+    return report

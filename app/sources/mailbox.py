@@ -24,8 +24,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.domain.errors import BadRequest, Forbidden, NotFound, ServiceError, Unavailable
-from app.registry.tables import Source, SourceFolder, utcnow
-from app.sources.folder import note_progress
+from app.registry.tables import Source, SourceFolder
+from app.sources.folder import keep_report, note_progress
 
 FETCH_BATCH = 25
 MESSAGE_ID = re.compile(rb"^message-id:\s*(<[^>\r\n]{1,500}>)", re.IGNORECASE | re.MULTILINE)
@@ -164,12 +164,7 @@ def sync(sessions: sessionmaker[Session], source_pk: int, *, client_id: str, pas
             pass
     report["failed_count"] = len(report["failed"])
     report["failed"] = report["failed"][:50]
-    with sessions() as s:
-        source = s.get(Source, source_pk)
-        if source is not None:
-            source.last_sync_at, source.last_report = utcnow(), report
-            s.commit()
-    return report
+    return keep_report(sessions, source_pk, report)
 
 
 def check_config(host: str, port: int, folders: list[str]) -> None:

@@ -18,6 +18,7 @@ from app.documents.uploads import accept_upload
 from app.domain.errors import BadRequest, Conflict, NotFound, ServiceError
 from app.registry.tables import Document, Source, utcnow
 from app.sources import folder, mailbox
+from app.sources.folder import keep_report
 
 log = logging.getLogger(__name__)
 # a sync renews its lease with every file or message it records; one not renewed for this
@@ -84,12 +85,8 @@ def run_in_background(runtime: Any, source_pk: int, wake: Any = None) -> None:
 
 
 def _failed(runtime: Any, source_pk: int, code: str, message: str) -> None:
-    with runtime.sessions() as s:
-        source = s.get(Source, source_pk)
-        if source is not None:
-            source.last_sync_at = utcnow()
-            source.last_report = {"error": {"code": code, "message": message[:500]}}
-            s.commit()
+    keep_report(runtime.sessions, source_pk, {"error": {"code": code,
+                                                        "message": message[:500]}})
 
 
 def run_sync(runtime: Any, source_pk: int, wake: Any = None, *,
@@ -118,8 +115,7 @@ def run_sync(runtime: Any, source_pk: int, wake: Any = None, *,
 
     try:
         if kind == "imap":
-            key = settings.secret_key.get_secret_value() if settings.secret_key else None
-            password = mailbox.password_of(key, secret)
+            password = mailbox.password_of(settings.key(), secret)
             report = mailbox.sync(runtime.sessions, source_pk, client_id=client_id,
                                   password=password, max_messages=settings.max_messages,
                                   max_bytes=settings.max_message_bytes,

@@ -89,7 +89,7 @@ def create_source(body: SourceCreate, runtime: RuntimeDep, session: SessionDep,
             raise BadRequest("host, username and password: a mailbox source names them",
                              code="MISSING_FIELD")
         mailbox.check_config(body.host, body.port or 0, body.folders)
-        fernet = mailbox.cipher(_key(runtime))
+        fernet = mailbox.cipher(settings.key())
         port = body.port or (993 if body.tls else 143)
         source = folder.create(session, client_id=client.id, kind="imap",
                                path=f"imap://{body.username}@{body.host}:{port}",
@@ -101,10 +101,6 @@ def create_source(body: SourceCreate, runtime: RuntimeDep, session: SessionDep,
     session.commit()
     return _out(source)
 
-
-def _key(runtime: RuntimeDep) -> str | None:
-    key = runtime.settings.sources.secret_key
-    return key.get_secret_value() if key is not None else None
 
 
 @router.get("/sources", response_model=SourceList,
