@@ -1,11 +1,11 @@
 """Where a chunk's words stand on their page (issue 49): kept at ingestion, read by search.
 
 Extraction keeps each page's words with their boxes (a PDF's text layer: pdfplumber's words;
-page-relative 0–1, origin top left). After chunking, each chunk's words are aligned with the
-words of its page and the next (a chunk may run over a page's end) — difflib's longest
-matching blocks over the words folded to letters and digits, so reflowed lines, joined
-columns and removed glyphs do not matter; a word the page does not hold as such (one
-hyphenated across a line) simply has no box. The result, per chunk, is its words' character
+page-relative 0–1, origin top left). After chunking, each chunk's words are placed among the
+words of its page and the next (a chunk may run over a page's end), folded to letters and
+digits, by their context (``align``), so reflowed lines, columns read one by one and
+removed glyphs do not matter; a word the page does not hold as such (one hyphenated across
+a line) simply has no box. The result, per chunk, is its words' character
 spans in the chunk text with their boxes; search then asks which words a citation's spans
 cover and merges them per line.
 """
@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from difflib import SequenceMatcher
 from typing import Any
 
 SCALE = 10_000  # coordinates kept as integers: 0–1 in steps of 1/10,000
 MAX_WORDS = 4_000  # per chunk (a 512-token chunk holds ~400)
 MAX_BOXES = 40  # per cited item, after merging per line
+NEAR = 4  # a common word this close after the word placed before it follows on from it
 # (text, x0, y0, x1, y1): a word on its page, 0–1 from the top left
 PageWord = tuple[str, float, float, float, float]
 # [start, end, page, x0, y0, x1, y1]: a chunk word's span in the chunk text and its box
@@ -48,23 +48,45 @@ def _folded(word: str) -> str:
 
 def align(text: str, page: int | None, pages: Mapping[int, Sequence[PageWord]]
           ) -> list[WordBox]:
-    """The chunk's words that its page (or the next) holds, each as [start, end, page, x0,
-    y0, x1, y1] (coordinates × SCALE), in the chunk's order."""
-    if page is None or (page not in pages and page + 1 not in pages):
+    """The chunk's words that its page (or the one before or after) holds, each as [start, end, page, x0,
+    y0, x1, y1] (coordinates × SCALE), in the chunk's order.
+
+    A page's words come in the order the PDF placed them — across both columns of a line,
+    say — not in the reading order the chunk has, so no one monotonic alignment holds. Each
+    chunk word is placed among the page's words spelled alike by its context instead: the
+    neighbours it shares with the chunk, then following on from the word placed before it,
+    then the nearest after it; a word with no such evidence is placed only where its
+    spelling is unique on those pages."""
+    near = (page - 1, page, page + 1) if page is not None else ()
+    if not any(p in pages for p in near):
         return []
     mine = [(m.start(), m.end(), _folded(m.group())) for m in _WORD.finditer(text)][:MAX_WORDS]
-    theirs = [(p, w) for p in (page, page + 1) for w in pages.get(p, ())]
-    matcher = SequenceMatcher(None, [f for *_, f in mine], [_folded(w[0]) for _, w in theirs],
-                              autojunk=False)
+    # the page before too: a chunk opens with the overlap it shares with the one before it
+    theirs = [(p, w) for p in near for w in pages.get(p, ())]
+    folded = [_folded(w[0]) for _, w in theirs]
+    where: dict[str, list[int]] = {}
+    for j, word in enumerate(folded):
+        if word:
+            where.setdefault(word, []).append(j)
     out: list[WordBox] = []
-    for a, b, size in matcher.get_matching_blocks():
-        for k in range(size):
-            start, end, folded = mine[a + k]
-            if not folded:
-                continue  # punctuation alone: nothing to point at
-            p, (_text, x0, y0, x1, y1) = theirs[b + k]
-            out.append([start, end, p, *(round(v * SCALE) for v in (x0, y0, x1, y1))])
-    out.sort(key=lambda w: w[0])
+    last = -2
+    for i, (start, end, word) in enumerate(mine):
+        found = where.get(word) if word else None
+        if not found:
+            continue
+        before = mine[i - 1][2] if i else None
+        after = mine[i + 1][2] if i + 1 < len(mine) else None
+
+        def score(j: int) -> tuple[int, int]:
+            shared = ((j > 0 and folded[j - 1] == before) + (j + 1 < len(folded)
+                                                             and folded[j + 1] == after))
+            return (shared + 2 * (j == last + 1), -abs(j - last - 1))
+        best = max(found, key=score)
+        if score(best)[0] == 0 and len(found) > 1 and not 0 < best - last <= NEAR:
+            continue  # a common word with nothing to tell its places apart
+        last = best
+        p, (_text, x0, y0, x1, y1) = theirs[best]
+        out.append([start, end, p, *(round(v * SCALE) for v in (x0, y0, x1, y1))])
     return out
 
 
