@@ -48,8 +48,8 @@ def _folded(word: str) -> str:
 
 def align(text: str, page: int | None, pages: Mapping[int, Sequence[PageWord]]
           ) -> list[WordBox]:
-    """The chunk's words that its page (or the one before or after) holds, each as [start, end, page, x0,
-    y0, x1, y1] (coordinates × SCALE), in the chunk's order.
+    """The chunk's words that its page (or the one before or after) holds, each as [start,
+    end, page, x0, y0, x1, y1] (coordinates × SCALE), in the chunk's order.
 
     A page's words come in the order the PDF placed them — across both columns of a line,
     say — not in the reading order the chunk has, so no one monotonic alignment holds. Each
@@ -76,18 +76,24 @@ def align(text: str, page: int | None, pages: Mapping[int, Sequence[PageWord]]
             continue
         before = mine[i - 1][2] if i else None
         after = mine[i + 1][2] if i + 1 < len(mine) else None
-
-        def score(j: int) -> tuple[int, int]:
-            shared = ((j > 0 and folded[j - 1] == before) + (j + 1 < len(folded)
-                                                             and folded[j + 1] == after))
-            return (shared + 2 * (j == last + 1), -abs(j - last - 1))
-        best = max(found, key=score)
-        if score(best)[0] == 0 and len(found) > 1 and not 0 < best - last <= NEAR:
+        scores = {j: _context(folded, j, before, after, last) for j in found}
+        best = max(found, key=scores.__getitem__)
+        if scores[best][0] == 0 and len(found) > 1 and not 0 < best - last <= NEAR:
             continue  # a common word with nothing to tell its places apart
         last = best
         p, (_text, x0, y0, x1, y1) = theirs[best]
         out.append([start, end, p, *(round(v * SCALE) for v in (x0, y0, x1, y1))])
     return out
+
+
+def _context(folded: Sequence[str], j: int, before: str | None, after: str | None,
+             last: int) -> tuple[int, int]:
+    """How well page word ``j`` fits a chunk word between ``before`` and ``after`` placed
+    after page word ``last``: neighbours shared (the next position counting double), then
+    nearness."""
+    shared = ((j > 0 and folded[j - 1] == before)
+              + (j + 1 < len(folded) and folded[j + 1] == after))
+    return (shared + 2 * (j == last + 1), -abs(j - last - 1))
 
 
 def cited_boxes(words: Sequence[Sequence[int]], spans: Sequence[tuple[int, int]]
