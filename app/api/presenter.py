@@ -62,7 +62,7 @@ def search_query(body: SearchRequest) -> SearchQuery:
                        fusion=body.fusion, versions=body.versions, as_of=body.as_of,
                        diagnose=tuple(body.diagnose), facets=tuple(body.facets or ()),
                        syntax=body.syntax, collapse=body.collapse,
-                       changed_only=body.changed_only,
+                       changed_only=body.changed_only, sort=body.sort,
                        autocut=int(body.autocut))  # true: the first drop
 
 

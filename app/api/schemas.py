@@ -200,9 +200,12 @@ class SearchTerms(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    query: str = Field(..., min_length=1, max_length=MAX_QUERY_CHARS, pattern=NOT_BLANK,
-                       description="Free text with at least one non-blank character; only "
-                                   "ever embedded and tokenised, never parsed.")
+    query: str = Field(..., max_length=MAX_QUERY_CHARS, pattern=f"^$|{NOT_BLANK}",
+                       description="Free text, only ever embedded and tokenised, never parsed. "
+                                   'Empty ("") or "*": a browse — every visible Document '
+                                   "Version under the filters, in the order `sort` states "
+                                   "(no lane, no score; evidence: each version's first chunks "
+                                   "under the filters). Whitespace alone is refused.")
     scope: Annotated[Scope, Field(strict=False)] = Field(
         Scope.content, description="content | metadata | both (case-insensitive)")
     alpha: float | None = Field(None, ge=0.0, le=1.0,
@@ -220,8 +223,9 @@ class SearchTerms(BaseModel):
     @field_validator("query")
     @classmethod
     def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("query must not be empty or whitespace")
+        if value and not value.strip():
+            raise ValueError("query must not be whitespace alone (\"\" or \"*\" browses "
+                             "the filters)")
         if not is_valid_utf8(value):
             raise ValueError("query is not valid UTF-8 (a lone surrogate such as \\ud800)")
         return value
@@ -287,6 +291,13 @@ class SearchRequest(SearchTerms):
                             '{thread_id, messages}; "duplicates": the best-ranked version of '
                             "each exact duplicate group (the others in its canonical_metadata."
                             "duplicates). Totals and pages count the collapsed rows")
+    sort: Literal["date", "updated_at", "document_id"] | None = Field(
+        None, description="A browse's order (query \"\" or \"*\"): date (default: the "
+                          "document's own date — an e-mail's Date header — else when the "
+                          "version was published, newest first), updated_at (when the version "
+                          "was published, newest first) or document_id (A to Z). A search "
+                          "with words is ordered by relevance: sort with words is 422 "
+                          "INVALID_SORT")
     syntax: bool = Field(True, description='Read "a quoted phrase" (it must occur as written '
                                            "in every returned version's cited text) and "
                                            "-word (leaves out every version holding the word; "

@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Literal
 
 from sqlalchemy import ColumnElement, Select, and_, delete, exists, func, or_, select, text
@@ -505,6 +505,49 @@ def shown_versions(session: Session, *, client_id: str, keys: Collection[Version
                                  digest, minhash)
             for d, v, current, meta, published, superseded, by, pk, digest, minhash
             in session.execute(stmt) if (d, v) in wanted}
+
+
+BROWSE_SORTS = ("date", "updated_at", "document_id")
+
+
+def browse_order(session: Session, *, client_id: str, keys: Collection[VersionKey],
+                 sort: str = "date") -> list[VersionKey]:
+    """The given versions in a browse's order (an empty query: app/search/stages._browse).
+    ``date``: the document's own date (an e-mail's Date header) or, without one, when the
+    version was published — newest first; ``updated_at``: when the version was published,
+    newest first; ``document_id``: A to Z. Ties by document id, then version id."""
+    if not keys:
+        return []
+    stmt = where_version_keys(
+        select(Document.document_id, DocumentVersion.version_id,
+               DocumentVersion.canonical_metadata, DocumentVersion.published_at)
+        .join(DocumentVersion, DocumentVersion.document_pk == Document.id),
+        client_id=client_id, keys=keys)
+    wanted = set(keys)
+    rows = [((d, v), meta, published) for d, v, meta, published in session.execute(stmt)
+            if (d, v) in wanted]
+    if sort == "document_id":
+        return sorted(key for key, _m, _p in rows)
+
+    def instant(meta: dict | None, published: datetime | None) -> float:
+        own = _own_date(meta) if sort == "date" else None
+        if own is not None:
+            return own
+        return published.replace(tzinfo=published.tzinfo or UTC).timestamp() if published else 0.0
+
+    return [key for key, _m, _p in sorted(rows, key=lambda r: (-instant(r[1], r[2]), r[0]))]
+
+
+def _own_date(meta: dict | None) -> float | None:
+    """A version's document.date as a POSIX instant (a day alone: its midnight UTC), if any."""
+    value = ((meta or {}).get("document") or {}).get("date")
+    if not isinstance(value, str):
+        return None
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when.replace(tzinfo=when.tzinfo or UTC).timestamp()
 
 
 def facet_rows(session: Session, *, client_id: str, keys: Collection[VersionKey]

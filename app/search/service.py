@@ -58,6 +58,7 @@ class SearchQuery:
     collapse: str = "none"  # or "thread", "duplicates" (app/search/collapse.py)
     changed_only: bool = False  # passages added or changed since each version's predecessor
     autocut: int = 0  # stop at the n-th sharp drop of the score (app/search/autocut.py); 0: off
+    sort: str | None = None  # a browse's order (an empty query): date | updated_at | document_id
 
 
 @dataclass(frozen=True)
@@ -156,7 +157,8 @@ def _answer(s: Searching, total_ms: float) -> SearchAnswer:
     total = len(s.ranked)
     return SearchAnswer(
         query=q.query, scope=q.scope, rows=rows, total=total,
-        total_is_lower_bound=outcome.total_is_lower_bound if outcome is not None else False,
+        total_is_lower_bound=(outcome.total_is_lower_bound if outcome is not None
+                              else s.browse_cut),
         offset=q.offset, limit=q.limit,
         has_more=total > s.window,  # the search looked one version past the window
         alpha=s.alpha, fusion=s.fusion,

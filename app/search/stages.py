@@ -43,6 +43,7 @@ from app.search.metadata_lane import (
     version_fusion_score,
 )
 from app.search.pipeline import (
+    BROWSE_POINTS,
     CHANGED_SENTENCES,
     EXCLUSION_DEPTH,
     SearchEngine,
@@ -51,7 +52,7 @@ from app.search.pipeline import (
 )
 from app.search.query_syntax import ParsedQuery, holds_phrases, parse_query
 from app.search.spans import literal_spans, query_terms
-from app.search.types import VersionHit
+from app.search.types import MAX_EVIDENCE, VersionHit
 from app.store import ChunkFilter
 from app.store.base import FAR_FUTURE
 from app.store.payload import KIND
@@ -93,6 +94,8 @@ class Searching:
     unfiltered_metadata: tuple[VersionKey, ...] | None = None
     syntax_report: dict[str, Any] | None = None
     warnings: tuple[str, ...] = ()
+    # browse (an empty query): whether the scroll stopped at its bound
+    browse_cut: bool = False
     # rank versions … window
     ranked: Ranked = ()
     changed: Mapping[VersionKey, Mapping[int, ChangedPassage]] = field(default_factory=dict)
@@ -118,12 +121,18 @@ class Searching:
         return self.parsed.text
 
     @property
+    def browse(self) -> bool:
+        """An empty query (or ``*``): every visible version under the filters, in the stated
+        order, no lane asked (issue 51)."""
+        return is_browse(self.query.query)
+
+    @property
     def wants_content(self) -> bool:
-        return self.query.scope in ("content", "both")
+        return self.query.scope in ("content", "both") and not self.browse
 
     @property
     def wants_metadata(self) -> bool:
-        return self.query.scope in ("metadata", "both")
+        return self.query.scope in ("metadata", "both") and not self.browse
 
     def by_content(self) -> dict[VersionKey, VersionHit]:
         """The content lane's versions, those shown with their evidence read."""
@@ -143,6 +152,18 @@ def _parse(s: Searching) -> Searching:
                          details={"offset": s.query.offset, "limit": s.query.limit,
                                   "max_window": MAX_WINDOW})
     facet_keys = tuple(check_facets(s.query.facets))
+    if s.browse:
+        if s.query.sort not in (None, *docs_registry.BROWSE_SORTS):
+            raise BadRequest(f"sort is one of {', '.join(docs_registry.BROWSE_SORTS)}",
+                             code="INVALID_SORT")
+        if s.query.changed_only or s.query.autocut or s.query.rerank:
+            raise BadRequest("an empty query lists the versions under its filters: "
+                             "changed_only, autocut and rerank need words to weigh",
+                             code="INVALID_QUERY")
+        return replace(s, facet_keys=facet_keys)
+    if s.query.sort is not None:
+        raise BadRequest("sort orders a browse (an empty query or *); a search is ordered "
+                         "by relevance", code="INVALID_SORT", details={"sort": s.query.sort})
     parsed = parse_query(s.query.query) if s.query.syntax else ParsedQuery(s.query.query)
     if not parsed.text:
         raise BadRequest("the query holds nothing to find besides its exclusions (-word); "
@@ -193,6 +214,23 @@ def _lanes(s: Searching) -> Searching:
     return replace(s, outcome=outcome, content=tuple(outcome.versions),
                    warnings=s.warnings + tuple(outcome.trace.warnings),
                    timings={**s.timings, **outcome.trace.timings})
+
+
+def _browse(s: Searching) -> Searching:
+    """An empty query: every version with a chunk under the filters (visible, in time, and
+    the caller's groups, as any search) in the stated order (registry browse_order; default
+    the document's date, newest first), ranked 1…n; each version's evidence its first
+    matching chunks."""
+    assert s.filter is not None
+    found, cut = s.engine.browse(s.filter)
+    by_key = {(h.document_id, h.version_id): h for h in found}
+    order = docs_registry.browse_order(s.session, client_id=s.client_id, keys=list(by_key),
+                                       sort=s.query.sort or "date")
+    warnings = s.warnings + ((f"the browse read its first {BROWSE_POINTS:,} chunks: narrow "
+                              "the filters for the rest",) if cut else ())
+    return replace(s, content=tuple(by_key[k] for k in order), browse_cut=cut,
+                   warnings=warnings,
+                   ranked=tuple((k, {"content": i}) for i, k in enumerate(order, start=1)))
 
 
 def _metadata(s: Searching) -> Searching:
@@ -336,9 +374,12 @@ def _evidence(s: Searching) -> Searching:
     """Each shown version's own matching chunks (app/search/pipeline.own_chunks: the whole
     page in one engine call), under changed_only those holding a changed sentence, the
     evidence picked to cover the query's words (grouping.with_evidence), their texts read."""
-    assert s.outcome is not None and s.plan is not None
     engine, by_content = s.engine, s.by_content()
     shown = [by_content[k] for k, _ in s.page if k in by_content]
+    if s.browse:  # no words: the first chunks under the filters, in reading order
+        return replace(s, shown=tuple(engine.with_texts([
+            replace(h, evidence=h.chunks[:MAX_EVIDENCE]) for h in shown])))
+    assert s.outcome is not None and s.plan is not None
     shown = engine.own_chunks(s.plan, s.outcome, shown, s.parsed.phrases)
     if s.query.changed_only:  # evidence from the changed chunks only, each marked
         shown = [only_changed(hit, s.changed.get((hit.document_id, hit.version_id), {}))
@@ -426,14 +467,15 @@ STAGES: tuple[Stage, ...] = (
     Stage("parse", _parse),
     Stage("plan", _plan),
     Stage("lanes", _lanes, lambda s: s.plan is not None, times_itself=True),
+    Stage("browse", _browse, lambda s: s.browse),
     Stage("metadata", _metadata, lambda s: s.wants_metadata),
     Stage("syntax", _syntax, lambda s: s.parsed.active),
-    Stage("rank", _rank),
+    Stage("rank", _rank, lambda s: not s.browse),
     Stage("changed_only", _changed_only, lambda s: s.query.changed_only),
     Stage("autocut", _autocut, lambda s: bool(s.query.autocut)),
     Stage("collapse", _collapse, lambda s: s.query.collapse != "none"),
     Stage("window", _window),
-    Stage("evidence", _evidence, lambda s: s.outcome is not None and any(
+    Stage("evidence", _evidence, lambda s: (s.outcome is not None or s.browse) and any(
         k in s.by_content() for k, _ in s.page)),
     Stage("snippets", _snippets, lambda s: bool(s.shown) and s.outcome is not None
           and s.outcome.dense_vector is not None),
@@ -442,6 +484,11 @@ STAGES: tuple[Stage, ...] = (
     Stage("diagnose", _diagnose, lambda s: bool(s.query.diagnose)),
     Stage("facets", _facets, lambda s: bool(s.facet_keys)),
 )
+
+
+def is_browse(query: str) -> bool:
+    """An empty query or ``*``: a browse of the filters rather than a search."""
+    return query.strip() in ("", "*")
 
 
 def only_changed(hit: VersionHit, marked: Mapping[int, ChangedPassage]) -> VersionHit:

@@ -325,8 +325,10 @@ class EdgeStore:
     def count_all(self) -> int:
         return int(self._read(lambda shard: shard.count(qe.CountRequest(exact=True))))
 
-    def scroll(self, flt: ChunkFilter, limit: int = 10_000) -> list[StoredHit]:
-        request = qe.ScrollRequest(limit=limit, filter=_filter(flt), with_payload=True)
+    def scroll(self, flt: ChunkFilter, limit: int = 10_000,
+               fields: Sequence[str] | None = None) -> list[StoredHit]:
+        request = qe.ScrollRequest(limit=limit, filter=_filter(flt),
+                                   with_payload=list(fields) if fields else True)
         records, _next = self._read(lambda shard: shard.scroll(request))
         return _hits(records)
 

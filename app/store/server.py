@@ -233,9 +233,10 @@ class ServerStore:
     def count_all(self) -> int:
         return self._client.count(self._name, exact=True).count
 
-    def scroll(self, flt: ChunkFilter, limit: int = 10_000) -> list[StoredHit]:
+    def scroll(self, flt: ChunkFilter, limit: int = 10_000,
+               fields: Sequence[str] | None = None) -> list[StoredHit]:
         records, _ = self._client.scroll(self._name, scroll_filter=_filter(flt), limit=limit,
-                                         with_payload=True)
+                                         with_payload=list(fields) if fields else True)
         return _hits(records)
 
     def delete_pending_compaction(self) -> bool:
