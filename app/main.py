@@ -21,8 +21,10 @@ from app.api.deps import reject_unknown_query_params
 from app.api.errors import install_error_handlers
 from app.api.guard import DOCS_ASSETS, CatchAll, Gate
 from app.api.observe import Observe
-from app.api.presenter import watch_evidence
+from app.api.presenter import batch_hits, watch_evidence
 from app.api.routes import (
+    audit,
+    batches,
     clients,
     documents,
     entities,
@@ -35,7 +37,9 @@ from app.api.routes import (
     watches,
 )
 from app.ops import metrics
+from app.ops.audit import AuditTrail
 from app.runtime import INITIAL_KEY_FILE, Runtime, build_runtime, ensure_first_client
+from app.search.batches import BatchRunner, InteractiveSearches
 from app.search.pipeline import SearchEngine
 from app.search.service import SearchService
 from app.settings import Settings
@@ -92,6 +96,12 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
         app.state.search_service = SearchService(
             SearchEngine(rt.store, rt.models, settings.search), settings.search.hybrid_alpha)
         collector = metrics.install(rt)
+        app.state.audit = AuditTrail(rt.sessions, settings.audit)
+        # batch searches (app/search/batches.py), yielding to the interactive ones counted here
+        app.state.interactive_searches = InteractiveSearches()
+        batch_runner = app.state.batch_runner = BatchRunner(
+            rt.sessions, app.state.search_service, settings.batch, batch_hits,
+            app.state.interactive_searches)
         key = ensure_first_client(settings, rt.sessions)
         if key:
             announce_first_key(key, settings.data_dir / INITIAL_KEY_FILE)
@@ -131,6 +141,9 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
             source_thread = threading.Thread(target=scheduler.run_forever, args=(stop,),
                                              name="source-scheduler", daemon=True)
             source_thread.start()
+            batch_thread = threading.Thread(target=batch_runner.run_forever, args=(stop,),
+                                            name="batch-runner", daemon=True)
+            batch_thread.start()
         try:
             yield
         finally:
@@ -143,7 +156,10 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
                 watch_thread.join(timeout=settings.watch.timeout_s + 5)
             if source_thread is not None:
                 source_thread.join(timeout=5)
+                batch_runner.wake()
+                batch_thread.join(timeout=30)
             runner.close()
+            app.state.audit.close()
             metrics.remove(collector)
             if runtime is None:
                 rt.close()
@@ -165,8 +181,8 @@ def create_app(settings: Settings, runtime: Runtime | None = None,
                        + limits.multipart_margin_bytes)
     app.add_middleware(CatchAll)
     app.add_middleware(Observe)  # outermost: the request id covers everything, 500s too
-    for module in (documents, originals, search, entities, threads, watches, judgments,
-                   clients, sources, health):
+    for module in (documents, originals, search, batches, entities, threads, watches,
+                   judgments, clients, sources, audit, health):
         app.include_router(module.router, dependencies=[Depends(reject_unknown_query_params)])
     mount_console(app)
     return app

@@ -299,6 +299,32 @@ class SourcesSettings(_Group):
         return self.secret_key.get_secret_value() if self.secret_key is not None else None
 
 
+class AuditSettings(_Group):
+    """The audit trail (app/ops/audit.py, GET /audit): who searched what, read, downloaded,
+    exported or deleted which document, changed a key or a document's access — per client,
+    kept ``retention_days``. ``queries`` false: a search is recorded without its text (for an
+    operator who must not keep what people asked); ``enabled`` false: nothing is recorded."""
+
+    enabled: bool = True
+    queries: bool = True
+    retention_days: int = Field(365, ge=1, le=36_500)
+    flush_s: float = Field(0.5, gt=0, le=60)  # written in the background this often
+
+
+class BatchSettings(_Group):
+    """Batch searches (POST /searches/batch, app/search/batches.py): their bounds, and how
+    much of the search capacity they may take. A batch query runs only when no interactive
+    search is in flight, one at a time per process, the clients' batches in turn, then rests
+    ``rest_ratio`` × its own time before the next (so interactive p50 keeps within its goal
+    while a batch runs: docs/BENCHMARKS.md, issue 51)."""
+
+    max_queries: int = Field(1000, ge=1, le=100_000)
+    max_results: int = Field(50, ge=1, le=200)  # per query
+    max_active_per_client: int = Field(3, ge=1, le=100)  # queued or running
+    keep: int = Field(50, ge=1, le=10_000)  # finished batches kept per client, oldest dropped
+    rest_ratio: float = Field(0.5, ge=0, le=100)
+
+
 class LogSettings(_Group):
     """Log lines on stderr: ``json`` (one object a line) or ``text``."""
 
@@ -332,6 +358,8 @@ class Settings(BaseSettings):
     limits: LimitSettings = LimitSettings()
     watch: WatchSettings = WatchSettings()
     sources: SourcesSettings = SourcesSettings()
+    audit: AuditSettings = AuditSettings()
+    batch: BatchSettings = BatchSettings()
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     log: LogSettings = LogSettings()
 

@@ -11,6 +11,7 @@ from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBea
 from sqlalchemy.orm import Session
 
 from app.domain.errors import BadRequest, Unauthorized
+from app.ops.audit import AuditTrail
 from app.registry import clients as clients_registry
 from app.registry import documents as docs_registry
 from app.registry.clients import Caller
@@ -116,3 +117,10 @@ def _query_names(dependant: Dependant) -> set[str]:
     for sub in dependant.dependencies:
         names |= _query_names(sub)
     return names
+
+
+async def get_audit(request: Request) -> AuditTrail:
+    return request.app.state.audit
+
+
+AuditDep = Annotated[AuditTrail, Depends(get_audit)]

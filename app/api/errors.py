@@ -20,6 +20,7 @@ FIELD_CODES = {
     "rerank": "INVALID_REQUEST", "explain": "INVALID_REQUEST", "fusion": "INVALID_FUSION",
     "versions": "INVALID_VERSIONS", "as_of": "INVALID_AS_OF", "diagnose": "INVALID_DIAGNOSE",
     "access": "ACCESS_GROUP_INVALID", "groups": "ACCESS_GROUP_INVALID",
+    "sort": "INVALID_SORT", "queries": "INVALID_QUERY_LIST",
 }
 
 

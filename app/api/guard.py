@@ -164,7 +164,9 @@ GROUP_DOORS = tuple((door.split(" ")[0], re.compile(door.split(" ")[1])) for doo
     "GET /documents/[^/]+/versions/[^/]+/file", "GET /documents/[^/]+/versions/[^/]+/pages/.+",
     "POST /search", "GET /clients/me", "GET /entities", "GET /entities/.+/documents",
     "GET /threads/[^/]+", "POST /watches", "GET /watches", "GET /watches/[^/]+",
-    "DELETE /watches/[^/]+", "GET /watches/[^/]+/matches"))
+    "DELETE /watches/[^/]+", "GET /watches/[^/]+/matches", "POST /searches/batch",
+    "POST /searches/batch/upload", "GET /searches/batch", "GET /searches/batch/[^/]+",
+    "GET /searches/batch/[^/]+/results", "DELETE /searches/batch/[^/]+"))
 
 
 def with_access(caller: clients_registry.Caller, groups_header: str | None, method: str,

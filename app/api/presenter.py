@@ -221,3 +221,27 @@ def watch_evidence(answer: SearchAnswer) -> dict[str, Any]:
     row = evidence_result(answer, explain=False).results[0]
     return {"content": [item.model_dump(mode="json") for item in row.content_evidence.items],
             "metadata": [item.model_dump(mode="json") for item in row.metadata_evidence.items]}
+
+
+def batch_hits(answer: SearchAnswer) -> list[dict[str, Any]]:
+    """A batch query's rows as its export keeps them (app/search/batches.py): each version's
+    file name, its first cited chunk's page, id and snippet, and the score it was ranked by
+    (its best chunk's fused score; a metadata-only row its best leaf's; a browse's 0)."""
+    result = evidence_result(answer, explain=False)
+    out = []
+    for row, raw in zip(result.results, answer.rows, strict=True):
+        items = row.content_evidence.items
+        first = items[0] if items else None
+        leaf = row.metadata_evidence.items[0] if row.metadata_evidence.items else None
+        score = (raw.content.best.fused if raw.content is not None and raw.content.chunks
+                 else raw.metadata.best if raw.metadata is not None else None)
+        source = (raw.canonical_metadata.get("source") or {})
+        out.append({"rank": row.rank, "document_id": row.document_version.document_id,
+                    "version_id": row.document_version.version_id,
+                    "filename": source.get("filename"),
+                    "page": first.page if first is not None else None,
+                    "chunk_id": first.chunk_id if first is not None else None,
+                    "snippet": first.snippet.text if first is not None and first.snippet
+                    else f"{leaf.key}: {leaf.value}" if leaf is not None else None,
+                    "score": round(score, 6) if score is not None else None})
+    return out

@@ -428,3 +428,77 @@ class SourceFolder(Base):
     uidvalidity: Mapped[int] = mapped_column(BigInteger)
     last_uid: Mapped[int] = mapped_column(BigInteger)
 
+
+
+class SearchBatch(Base):
+    """A list of queries searched as one job (POST /searches/batch, issue 51): the search
+    body they share, each query's text (and optional name), how far it has come."""
+
+    __tablename__ = "search_batches"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    batch_id: Mapped[str] = mapped_column(String(40), unique=True)
+    client_id: Mapped[str] = mapped_column(ForeignKey("clients.id", ondelete="CASCADE"),
+                                           index=True)
+    key_id: Mapped[str | None] = mapped_column(String(36), nullable=True)  # searched as it
+    name: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    status: Mapped[str] = mapped_column(String(16), index=True)  # queued|running|done|failed
+    request: Mapped[dict[str, Any]] = mapped_column(JSON)  # the search body, less its query
+    queries: Mapped[list[dict[str, Any]]] = mapped_column(JSON)  # [{"query", "name"?}, …]
+    total: Mapped[int] = mapped_column(Integer)
+    done: Mapped[int] = mapped_column(Integer, default=0)
+    hits: Mapped[int] = mapped_column(Integer, default=0)
+    failed_queries: Mapped[int] = mapped_column(Integer, default=0)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    # while a process runs it: another takes it over once this passes (a dead runner's)
+    lease_until: Mapped[datetime | None] = mapped_column(nullable=True)
+
+
+class SearchBatchQuery(Base):
+    """One query of a batch, once searched: how many versions it found, or why it failed."""
+
+    __tablename__ = "search_batch_queries"
+    batch_pk: Mapped[int] = mapped_column(ForeignKey("search_batches.id", ondelete="CASCADE"),
+                                          primary_key=True)
+    query_index: Mapped[int] = mapped_column(Integer, primary_key=True)
+    total: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    total_is_lower_bound: Mapped[bool] = mapped_column(Boolean, default=False)
+    error_code: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class SearchBatchHit(Base):
+    """One result row of one query of a batch: what the CSV and JSON lines export."""
+
+    __tablename__ = "search_batch_hits"
+    __table_args__ = (Index("ix_search_batch_hits_batch", "batch_pk", "query_index", "rank"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    batch_pk: Mapped[int] = mapped_column(ForeignKey("search_batches.id", ondelete="CASCADE"))
+    query_index: Mapped[int] = mapped_column(Integer)
+    rank: Mapped[int] = mapped_column(Integer)
+    document_id: Mapped[str] = mapped_column(String(200))
+    version_id: Mapped[str] = mapped_column(String(64))
+    filename: Mapped[str | None] = mapped_column(Text, nullable=True)
+    page: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    chunk_id: Mapped[str | None] = mapped_column(String(300), nullable=True)
+    snippet: Mapped[str | None] = mapped_column(Text, nullable=True)
+    score: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class AuditEvent(Base):
+    """One thing a key did (issue 51): searched, read, downloaded, exported, deleted, changed a
+    key or a document's access. Appended only; pruned past the retention setting."""
+
+    __tablename__ = "audit_events"
+    __table_args__ = (Index("ix_audit_events_client_at", "client_id", "at"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    client_id: Mapped[str] = mapped_column(ForeignKey("clients.id", ondelete="CASCADE"))
+    at: Mapped[datetime] = mapped_column(default=utcnow)
+    key_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    actor: Mapped[str | None] = mapped_column(String(200), nullable=True)  # the key's prefix
+    action: Mapped[str] = mapped_column(String(40))
+    target: Mapped[str | None] = mapped_column(String(300), nullable=True)
+    query: Mapped[str | None] = mapped_column(Text, nullable=True)  # withheld when told
+    details: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)

@@ -82,4 +82,4 @@ def test_browse_misuse_is_a_422_with_its_code(svc: Service) -> None:
     r = svc.search(query="   ")  # whitespace alone is still no query
     assert r.status_code == 422
     r = svc.search(query="", sort="size")
-    assert r.status_code == 422
+    assert r.status_code == 422 and r.json()["error"]["code"] == "INVALID_SORT"

@@ -88,13 +88,14 @@ def test_openapi_schema_of_search_names_every_contract_field(svc: Service) -> No
     assert props("SearchRequest") == {"query", "scope", "alpha", "rerank", "filters", "offset",
                                       "limit", "explain", "fusion", "versions", "as_of",
                                       "diagnose", "facets", "syntax", "autocut",
-                                      "collapse", "changed_only"}  # additive: 9
+                                      "collapse", "changed_only", "sort"}  # additive: 10
     assert schema["paths"]["/search"]["post"]["responses"]["200"]["content"][
         "application/json"]["schema"]["$ref"].endswith("/EvidenceResult")
 
 
 @pytest.mark.parametrize("body,status,code", [
-    ({"query": ""}, 422, "INVALID_QUERY"),
+    ({"query": "x", "sort": "date"}, 422, "INVALID_SORT"),  # a search is ordered by relevance
+    ({"query": "", "sort": "size"}, 422, "INVALID_SORT"),
     ({"query": "   \n"}, 422, "INVALID_QUERY"),
     ({"query": "-holiday -leave"}, 422, "INVALID_QUERY"),  # nothing to find but exclusions
     ({"query": "x", "alpha": 1.5}, 422, "INVALID_ALPHA"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 
-from app.api.deps import ClientDep, PublishingClientDep, SessionDep
+from app.api.deps import AuditDep, ClientDep, PublishingClientDep, SessionDep
 from app.api.schemas import (
     ClientOut,
     DiscoveryState,
@@ -66,7 +66,8 @@ def metadata_catalog(session: SessionDep, client: ClientDep) -> MetadataCatalog:
 
 @router.post("/clients/me/keys", response_model=KeyIssued, status_code=201,
              responses=error_responses(400, 401, 403, 422, 500))
-def issue_key(body: KeyRequest, session: SessionDep, client: ClientDep) -> KeyIssued:
+def issue_key(body: KeyRequest, session: SessionDep, client: ClientDep,
+              audit: AuditDep) -> KeyIssued:
     """Issue another key of this client, by an admin key (one without groups: a key with
     groups is refused at the door): ``groups`` makes it see only unrestricted documents and
     those sharing one of them; ``delegate`` lets it narrow a request to the groups of the
@@ -75,6 +76,8 @@ def issue_key(body: KeyRequest, session: SessionDep, client: ClientDep) -> KeyIs
     key = clients_registry.issue_key(session, client_id=client.id, groups=groups,
                                      may_delegate=body.delegate)
     session.commit()
+    audit.record(client, "key_issued", target=key[:10], details={
+        "groups": list(groups) if groups is not None else None, "delegate": body.delegate})
     return KeyIssued(key=key, groups=list(groups) if groups is not None else None,
                      delegate=body.delegate)
 

@@ -7,7 +7,14 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, File, Form, Query, Request, UploadFile
 from pydantic import Field
 
-from app.api.deps import ClientDep, DocumentDep, PublishingClientDep, RuntimeDep, SessionDep
+from app.api.deps import (
+    AuditDep,
+    ClientDep,
+    DocumentDep,
+    PublishingClientDep,
+    RuntimeDep,
+    SessionDep,
+)
 from app.api.presenter import document_out, job_out
 from app.api.schemas import (
     ChangesOut,
@@ -101,11 +108,15 @@ def upload_document(
 @router.patch("/documents/{document_id}", response_model=DocumentOut,
                responses=error_responses(400, 401, 403, 404, 409, 422, 500))
 def change_document(body: DocumentChange, runtime: RuntimeDep, session: SessionDep,
-                    client: PublishingClientDep, document: DocumentDep) -> DocumentOut:
+                    client: PublishingClientDep, document: DocumentDep,
+                    audit: AuditDep) -> DocumentOut:
     """Change a document's access groups: every version's chunks are relabelled before the
     answer, its e-mail attachments with it. A key with groups gives only groups it holds."""
-    relabel(session, runtime.store, document, parse_groups(body.access), client.access)
+    groups = parse_groups(body.access)
+    relabel(session, runtime.store, document, groups, client.access)
     session.commit()
+    audit.record(client, "access_change", target=document.document_id,
+                 details={"access": list(groups)})
     return document_out(*docs_registry.document_detail(session, document, client.access))
 
 
@@ -134,18 +145,22 @@ def list_documents(
 
 @router.get("/documents/{document_id}", response_model=DocumentOut,
              responses=error_responses(401, 404, 422, 500))
-def get_document(session: SessionDep, client: ClientDep, document: DocumentDep) -> DocumentOut:
+def get_document(session: SessionDep, client: ClientDep, document: DocumentDep,
+                 audit: AuditDep) -> DocumentOut:
+    audit.record(client, "document_read", target=document.document_id)
     return document_out(*docs_registry.document_detail(session, document, client.access))
 
 
 @router.delete("/documents/{document_id}", status_code=204,
                responses=error_responses(401, 403, 404, 422, 500, 503))
 def delete_document(runtime: RuntimeDep, session: SessionDep, client: PublishingClientDep,
-                    document: DocumentDep) -> None:
+                    document: DocumentDep, audit: AuditDep) -> None:
     """Delete a document, every version and every chunk of it in the vector store; an
     e-mail's attachments (and theirs) go with it."""
+    document_id = document.document_id
     delete_document_family(session, runtime.store, document)
     session.commit()
+    audit.record(client, "delete", target=document_id)
     scrub_deleted(runtime.engine)
 
 

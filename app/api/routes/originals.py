@@ -8,7 +8,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
 
-from app.api.deps import DocumentDep, SessionDep
+from app.api.deps import AuditDep, ClientDep, DocumentDep, SessionDep
 from app.api.schemas import error_responses
 from app.documents.pages import (
     DEFAULT_WIDTH,
@@ -50,14 +50,16 @@ def _version(session: SessionDep, document: Document, version_id: str) -> Docume
             responses={**error_responses(401, 404, 422, 500),
                        200: {"content": {"application/octet-stream": {}},
                              "description": "The bytes uploaded, as an attachment"}})
-def original_file(session: SessionDep, document: DocumentDep, version_id: VersionId
-                  ) -> Response:
+def original_file(session: SessionDep, document: DocumentDep, version_id: VersionId,
+                  client: ClientDep, audit: AuditDep) -> Response:
     """The file as it was uploaded, byte for byte, as an attachment (never shown inline),
     with its SHA-256 in ``X-Content-SHA256``; 404 where retention removed it."""
     version = _version(session, document, version_id)
     content = docs_registry.version_content(session, version_pk=version.id)
     safe = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "._-") else "_"
                    for ch in version.filename)[:200] or "file"
+    audit.record(client, "download", target=f"{document.document_id}:{version_id}",
+                 details={"sha256": version.content_sha256})
     return Response(content, media_type="application/octet-stream", headers={
         "Content-Disposition": f'attachment; filename="{safe}"',
         "X-Content-SHA256": version.content_sha256,
@@ -70,7 +72,8 @@ def original_file(session: SessionDep, document: DocumentDep, version_id: Versio
             responses={**error_responses(401, 404, 422, 500),
                        200: {"content": {"image/png": {}}, "description": "The page"}})
 def page_image(
-    session: SessionDep, document: DocumentDep, version_id: VersionId,
+    session: SessionDep, document: DocumentDep, version_id: VersionId, client: ClientDep,
+    audit: AuditDep,
     page: Annotated[int, Path(ge=1, le=MAX_PAGE, description="1-based")],
     width: Annotated[int, Query(ge=MIN_WIDTH, le=MAX_WIDTH, description="pixels")]
     = DEFAULT_WIDTH,
@@ -89,5 +92,7 @@ def page_image(
     png = render_page(key=(version.id, version.content_sha256), kind=kind_of(version),
                       content=docs_registry.version_content(session, version_pk=version.id),
                       page=page, width=width, boxes=boxes)
+    audit.record(client, "page_view", target=f"{document.document_id}:{version_id}",
+                 details={"page": page})
     return Response(png, media_type="image/png",
                     headers={"Cache-Control": "private, max-age=3600"})

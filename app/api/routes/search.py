@@ -21,8 +21,10 @@ from app.api.deps import PublishingClientDep, RuntimeDep, SearchServiceDep
 from app.api.presenter import evidence_result, search_query
 from app.api.schemas import EvidenceResult, SearchRequest, error_responses
 from app.ops import metrics
+from app.ops.audit import AuditTrail
 from app.registry.clients import Caller
 from app.runtime import Runtime
+from app.search.batches import InteractiveSearches
 from app.search.service import SearchService
 
 router = APIRouter(tags=["search"])
@@ -35,7 +37,8 @@ async def search(request: Request, body: SearchRequest, runtime: RuntimeDep,
                  client: PublishingClientDep, service: SearchServiceDep) -> Response:
     """Search the caller's published, current Document Versions; one row per version."""
     return await anyio.to_thread.run_sync(functools.partial(
-        _search, body, runtime, client, service), limiter=search_limiter(request.app))
+        _search, body, runtime, client, service, request.app.state.audit,
+        request.app.state.interactive_searches), limiter=search_limiter(request.app))
 
 
 def search_limiter(app: FastAPI) -> anyio.CapacityLimiter:
@@ -47,11 +50,15 @@ def search_limiter(app: FastAPI) -> anyio.CapacityLimiter:
     return limiter
 
 
-def _search(body: SearchRequest, runtime: Runtime, client: Caller,
-            service: SearchService) -> Response:
-    with runtime.sessions() as session:
+def _search(body: SearchRequest, runtime: Runtime, client: Caller, service: SearchService,
+            audit: AuditTrail, interactive: InteractiveSearches) -> Response:
+    with interactive.running(), runtime.sessions() as session:  # batch queries wait for it
         answer = service.answer(session, client_id=client.id, query=search_query(body),
                                 access=client.access)
+    audit.record(client, "search", query=body.query, details={
+        "scope": answer.scope, "filters": answer.applied_filters, "total": answer.total,
+        "offset": answer.offset,
+        "results": [f"{row.document_id}:{row.version_id}" for row in answer.rows]})
     metrics.observe_search(answer.scope, answer.fusion, answer.timings, answer.degradations)
     log.info("search", extra={"fields": {
         "client_id": client.id, "scope": answer.scope, "alpha": answer.alpha,
