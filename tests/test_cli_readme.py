@@ -66,6 +66,7 @@ def workspace(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]
     work.mkdir()
     monkeypatch.chdir(work)  # so ../shared/data/scifact is the dataset above
     (work / "some-folder").symlink_to(folder)
+    (work / "names.txt").write_text("paid vacation\nPO-2231\nDE89 3704 0044 0532 0130 00\n")
     yield work
     get_settings.cache_clear()
 
@@ -105,6 +106,9 @@ def test_every_readme_command_reads_at_80_columns(workspace: Path) -> None:
         assert not re.search(r"\b1 chunks\b", out), (command, out)
         if command.startswith("evidence clients create acme"):
             acme_key = re.search(r"evs_\S+", out).group(0)  # type: ignore[union-attr]
+    hits = (workspace / "hits.csv").read_text().splitlines()  # the batch's export
+    assert hits[0].startswith("query_index,name,query,rank,document_id") and len(hits) >= 4
+    assert any(",PO-2231,1,po-2231.txt," in line for line in hits), hits
     # acme's authority was suspended above: the refusal says how to restore it, in CLI words
     result = runner.invoke(cli.app, ["search", "vacation", "--api-key", acme_key])
     assert result.exit_code == 1

@@ -20,8 +20,9 @@ FIELD_CODES = {
     "rerank": "INVALID_REQUEST", "explain": "INVALID_REQUEST", "fusion": "INVALID_FUSION",
     "versions": "INVALID_VERSIONS", "as_of": "INVALID_AS_OF", "diagnose": "INVALID_DIAGNOSE",
     "access": "ACCESS_GROUP_INVALID", "groups": "ACCESS_GROUP_INVALID",
-    "sort": "INVALID_SORT", "queries": "INVALID_QUERY_LIST",
 }
+# body fields only (GET /documents?sort= keeps INVALID_REQUEST, as it always answered)
+BODY_FIELD_CODES = {"sort": "INVALID_SORT", "queries": "INVALID_QUERY_LIST"}
 
 
 def error_body(code: str, message: str, details: dict[str, Any] | None = None) -> dict:
@@ -57,7 +58,10 @@ def _validation_code(errors: list[dict[str, Any]]) -> str:
         return "UNKNOWN_FIELD"
     if first.get("type") == "json_invalid":
         return "INVALID_JSON"
+    where = list(first.get("loc", ()))[:1]
     loc = _field_path(first.get("loc", ()))
+    if where == ["body"] and loc and loc[0] in BODY_FIELD_CODES:
+        return BODY_FIELD_CODES[loc[0]]
     if loc and isinstance(loc[0], str) and loc[0] in FIELD_CODES:
         return FIELD_CODES[loc[0]]
     if first.get("type") == "missing":

@@ -223,6 +223,14 @@ def watch_evidence(answer: SearchAnswer) -> dict[str, Any]:
             "metadata": [item.model_dump(mode="json") for item in row.metadata_evidence.items]}
 
 
+def search_audit(answer: SearchAnswer) -> dict[str, Any]:
+    """What the audit trail keeps of a search besides its words (app/ops/audit.py): scope,
+    filters, how many it found and the page's version ids."""
+    return {"scope": answer.scope, "filters": answer.applied_filters, "total": answer.total,
+            "offset": answer.offset,
+            "results": [f"{row.document_id}:{row.version_id}" for row in answer.rows]}
+
+
 def batch_hits(answer: SearchAnswer) -> list[dict[str, Any]]:
     """A batch query's rows as its export keeps them (app/search/batches.py): each version's
     file name, its first cited chunk's page, id and snippet, and the score it was ranked by

@@ -8,6 +8,7 @@ from rich.markup import escape
 
 from app.cli import (  # noqa: F401
     agents,
+    audit,
     calibrate,
     clients,
     common,

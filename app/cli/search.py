@@ -3,7 +3,8 @@ columns."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -21,10 +22,15 @@ from app.cli.common import (
 from app.cli.server_api import running_server, server_url
 from app.domain.errors import StoreLocked
 
+if TYPE_CHECKING:
+    from app.settings import Settings
+
 
 @app.command()
 def search(
-    query: Annotated[str, typer.Argument(help="free text, as POST /search takes it")],
+    query: Annotated[str | None, typer.Argument(
+        help='free text, as POST /search takes it; "" or "*" lists every version under the '
+             "filters (newest first)")] = None,
     scope: Annotated[str, typer.Option(help="content | metadata | both")] = "content",
     filters: Annotated[list[str] | None, typer.Option(
         "--filter", "-f", metavar="KEY=VALUE",
@@ -58,12 +64,22 @@ def search(
         "--syntax/--plain",
         help='read "a phrase" and -word in the query (--plain: every character a word)')]
     = True,
+    sort: Annotated[str | None, typer.Option(
+        help='a listing\'s order (query "" or "*"): date, updated_at or document_id')] = None,
+    batch: Annotated[Path | None, typer.Option(
+        "--batch", metavar="FILE", help="search every query of FILE (one a line, or a CSV with "
+                                        "a query column and a name column) as one job")]
+    = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", metavar="FILE", help="with --batch: where the hits go (.csv, or .jsonl for "
+                                      "JSON lines; default hits.csv)")] = None,
     as_json: JsonOption = False,
     api_key: ApiKeyOption = None,
     server: ServerOption = None,
 ) -> None:
     """Search like POST /search: one block per document version, its cited chunks beneath.
-    Quote a phrase to require it ("paid holiday"); -word leaves out what holds word."""
+    Quote a phrase to require it ("paid holiday"); -word leaves out what holds word.
+    `--batch names.txt --out hits.csv` searches a whole list (POST /searches/batch)."""
     from app.cli.search_answers import (
         parse_filter_options,
         print_answer,
@@ -72,6 +88,15 @@ def search(
     )
 
     settings = get_settings()
+    if batch is not None:
+        _search_batch(settings, batch, out or Path("hits.csv"), api_key, server, {
+            "scope": scope, "filters": parse_filter_options(filters or []), "alpha": alpha,
+            "limit": limit, "rerank": rerank, "versions": versions, "as_of": as_of,
+            "syntax": syntax}, as_json)
+        return
+    if query is None:
+        raise typer.BadParameter("give a query (\"\" lists what the filters select), or "
+                                 "--batch FILE", param_hint="QUERY")
 
     def fetch() -> dict:
         body = {"query": query, "scope": scope, "filters": parse_filter_options(filters or []),
@@ -80,7 +105,8 @@ def search(
                 **({"autocut": autocut} if autocut else {}),
                 **({"facets": facets} if facets else {}),
                 **({"alpha": alpha} if alpha is not None else {}),
-                **({"as_of": as_of} if as_of else {})}
+                **({"as_of": as_of} if as_of else {}),
+                **({"sort": sort} if sort else {})}
         running = server or running_server(settings)
         if running:
             return search_via_server(settings, body, api_key, running)
@@ -90,6 +116,21 @@ def search(
             return search_via_server(settings, body, api_key, server_url(settings))
 
     _show(fetch, lambda out, answer: print_answer(out, answer, explain=explain), as_json)
+
+
+def _search_batch(settings: Settings, source: Path, out: Path, api_key: str | None,
+                  server: str | None, options: dict, as_json: bool) -> None:
+    from app.cli.batches import run_batch
+
+    options = {k: v for k, v in options.items() if v is not None}
+
+    def show(console: Any, status: dict) -> None:
+        console.print(f"{status['done']} of {status['total']} queries searched, "
+                      f"{status['hits']} hits"
+                      + (f", {status['failed_queries']} refused (see the error column)"
+                         if status.get("failed_queries") else "") + f": {out}")
+
+    _show(lambda: run_batch(settings, api_key, server, source, out, options), show, as_json)
 
 
 @app.command()

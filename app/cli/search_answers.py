@@ -108,14 +108,20 @@ def in_process_service(settings: Settings, api_key: str | None, *, with_dense: b
 
 def search_in_process(settings: Settings, body: dict[str, Any], api_key: str | None
                       ) -> dict[str, Any]:
-    from app.api.presenter import evidence_result, search_query
+    from app.api.presenter import evidence_result, search_audit, search_query
     from app.api.schemas import SearchRequest
+    from app.ops.audit import audit_event
+    from app.registry import audit as audit_registry
 
     request = parsed_body(SearchRequest, body)
     alpha = request.alpha if request.alpha is not None else settings.search.hybrid_alpha
     with in_process_service(settings, api_key, with_dense=alpha > 0) as (s, client, service):
         answer = service.answer(s, client_id=client.id, query=search_query(request),
                                 access=client.access)
+        event = audit_event(settings.audit, client, "search", actor="cli", query=request.query,
+                            details=search_audit(answer))
+        if event is not None:  # kept with the search's own transaction
+            audit_registry.append(s, [event])
     return evidence_result(answer, explain=request.explain).model_dump(mode="json")
 
 
@@ -191,7 +197,9 @@ def print_answer(console: Console, answer: dict[str, Any], *, explain: bool = Fa
     plural = "" if meta["total"] == 1 else "s"
     shown = (f", showing {meta['offset'] + 1}–{meta['offset'] + len(answer['results'])}"
              if answer["results"] and (meta["offset"] or meta["has_more"]) else "")
-    console.print(Text(f"{meta['query']!r}: {total} document version{plural}{shown} "
+    asked = (f"{meta['query']!r}" if meta["query"].strip() not in ("", "*")
+             else "every version under the filters")  # a browse: no words, a stated order
+    console.print(Text(f"{asked}: {total} document version{plural}{shown} "
                        f"(scope {meta.get('scope', 'content')})", style="bold"))
     for row in answer["results"]:
         ref = row["document_version"]

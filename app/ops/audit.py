@@ -33,6 +33,22 @@ PRUNE_EVERY_S = 3600.0
 MAX_KEPT_QUERY = 4000  # a query text as kept (a batch's: its first queries, a line each)
 
 
+def audit_event(settings: AuditSettings, caller: Caller | None, action: str, *,
+                client_id: str | None = None, target: str | None = None,
+                query: str | None = None, details: dict[str, Any] | None = None,
+                actor: str | None = None) -> dict[str, Any] | None:
+    """One event's row as the settings keep it (None: the trail is off); the CLI in-process
+    writes it in its own transaction (app/registry/audit.append), the server through
+    AuditTrail."""
+    if not settings.enabled:
+        return None
+    return {"client_id": caller.id if caller is not None else client_id,
+            "at": datetime.now(UTC), "key_id": caller.key_id if caller is not None else None,
+            "actor": actor, "action": action, "target": target,
+            "query": query[:MAX_KEPT_QUERY] if query is not None and settings.queries else None,
+            "details": details}
+
+
 class AuditTrail:
     def __init__(self, sessions: Callable[[], Session], settings: AuditSettings) -> None:
         self.sessions, self.settings = sessions, settings
@@ -48,16 +64,11 @@ class AuditTrail:
                target: str | None = None, query: str | None = None,
                details: dict[str, Any] | None = None, actor: str | None = None) -> None:
         """Queue one event of ``caller`` (a key's request) or, without one, of ``actor`` (a
-        door without a key: the CLI in-process, ``client_id`` given)."""
-        if not self.settings.enabled:
+        door without a key, ``client_id`` given)."""
+        event = audit_event(self.settings, caller, action, client_id=client_id, target=target,
+                            query=query, details=details, actor=actor)
+        if event is None:
             return
-        event = {"client_id": caller.id if caller is not None else client_id,
-                 "at": datetime.now(UTC),
-                 "key_id": caller.key_id if caller is not None else None,
-                 "actor": actor, "action": action, "target": target,
-                 "query": query[:MAX_KEPT_QUERY] if query is not None
-                 and self.settings.queries else None,
-                 "details": details}
         with self._lock:
             self._pending.append(event)
             backed_up = len(self._pending) >= MAX_PENDING

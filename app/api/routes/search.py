@@ -18,7 +18,7 @@ import anyio
 from fastapi import APIRouter, FastAPI, Request, Response
 
 from app.api.deps import PublishingClientDep, RuntimeDep, SearchServiceDep
-from app.api.presenter import evidence_result, search_query
+from app.api.presenter import evidence_result, search_audit, search_query
 from app.api.schemas import EvidenceResult, SearchRequest, error_responses
 from app.ops import metrics
 from app.ops.audit import AuditTrail
@@ -55,10 +55,7 @@ def _search(body: SearchRequest, runtime: Runtime, client: Caller, service: Sear
     with interactive.running(), runtime.sessions() as session:  # batch queries wait for it
         answer = service.answer(session, client_id=client.id, query=search_query(body),
                                 access=client.access)
-    audit.record(client, "search", query=body.query, details={
-        "scope": answer.scope, "filters": answer.applied_filters, "total": answer.total,
-        "offset": answer.offset,
-        "results": [f"{row.document_id}:{row.version_id}" for row in answer.rows]})
+    audit.record(client, "search", query=body.query, details=search_audit(answer))
     metrics.observe_search(answer.scope, answer.fusion, answer.timings, answer.degradations)
     log.info("search", extra={"fields": {
         "client_id": client.id, "scope": answer.scope, "alpha": answer.alpha,
