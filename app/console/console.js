@@ -7,7 +7,7 @@ import { clear, el, fmt, highlighted } from "./render.js";
 const $ = (id) => document.getElementById(id);
 const MAX_WINDOW = 200;
 const state = { offset: 0, lastBody: null, docOffset: 0, docLimit: 20, entityCursor: null };
-const VIEWS = ["search", "compare", "documents", "entities", "watches", "sources"];
+const VIEWS = ["search", "compare", "documents", "entities", "watches", "sources", "batches"];
 // Each search asks for the timeline of the days its versions name (drawn over the results)
 const TIMELINE = "entities.dates_times:month";
 
@@ -53,6 +53,7 @@ function show(view) {
   if (view === "entities" && !$("entities").tBodies[0].rows.length) loadEntities();
   if (view === "watches") loadWatches();
   if (view === "sources") loadSources();
+  if (view === "batches") loadBatches();
 }
 
 // ---- search ---------------------------------------------------------------------------
@@ -768,6 +769,66 @@ async function loadSources() {
   $("sources").dataset.state = "done";
 }
 
+// ---- batch search ----------------------------------------------------------------------
+
+async function startBatch(file) {
+  $("batch-error").textContent = "";
+  if (!file) { $("batch-error").textContent = "Choose a list first."; return; }
+  const form = new FormData();
+  form.append("file", file, file.name);
+  form.append("options", JSON.stringify({ limit: Number($("batch-limit").value) || 10 }));
+  try {
+    await call("POST", "/searches/batch/upload", { form });
+    $("batch-file").value = "";
+  } catch (err) {
+    $("batch-error").textContent = `${err.message} (${err.code})`;
+  }
+  await loadBatches();
+}
+
+async function download(batch, format) {
+  try {
+    const blob = await callBlob(`/searches/batch/${batch.batch_id}/results?format=${format}`);
+    const link = el("a", { href: URL.createObjectURL(blob), download: `${batch.name || batch.batch_id}.${format}` });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+  } catch (err) {
+    $("batch-error").textContent = `${err.message} (${err.code})`;
+  }
+}
+
+async function loadBatches() {
+  clearTimeout(state.batchTimer);
+  $("batches").dataset.state = "loading";
+  let active = false;
+  try {
+    const list = await call("GET", "/searches/batch");
+    $("batches-caption").textContent = `${list.items.length} batch search(es)`;
+    const body = clear($("batches").tBodies[0]);
+    for (const b of list.items) {
+      active = active || b.status === "queued" || b.status === "running";
+      const bar = el("progress", { max: String(b.total), value: String(b.done),
+                                   "aria-label": `${b.name || b.batch_id}: ${b.done} of ${b.total}` });
+      const csv = el("button", { type: "button", text: "CSV" });
+      csv.addEventListener("click", () => download(b, "csv"));
+      const jsonl = el("button", { type: "button", text: "JSON lines" });
+      jsonl.addEventListener("click", () => download(b, "jsonl"));
+      body.append(el("tr", { "data-batch": b.batch_id },
+        el("td", {}, el("div", { text: b.name || b.batch_id }),
+           el("div", { class: "hint", text: `${b.status} · ${b.created_at.slice(0, 19).replace("T", " ")}` })),
+        el("td", {}, bar, el("span", { text: ` ${b.done} of ${b.total} queries` })),
+        el("td", { text: `${b.hits}` + (b.failed_queries ? ` (${b.failed_queries} refused)` : "") }),
+        el("td", { class: "actions" }, csv, jsonl)));
+    }
+  } catch (err) {
+    $("batch-error").textContent = `${err.message} (${err.code})`;
+  }
+  $("batches").dataset.state = active ? "running" : "done";
+  if (active && !$("view-batches").hidden) state.batchTimer = setTimeout(loadBatches, 1000);
+}
+
 async function loadMatches(w) {
   const box = clear($("watch-matches"));
   box.dataset.state = "loading";
@@ -829,6 +890,7 @@ function wire() {
   $("next").addEventListener("click", () => runSearch(state.offset + Number($("limit").value)));
   $("compare-form").addEventListener("submit", (e) => { e.preventDefault(); runCompare(); });
   $("upload-form").addEventListener("submit", (e) => { e.preventDefault(); upload($("file").files[0]); });
+  $("batch-form").addEventListener("submit", (e) => { e.preventDefault(); startBatch($("batch-file").files[0]); });
   $("entities-form").addEventListener("submit", (e) => { e.preventDefault(); loadEntities(); });
   $("entity-group").addEventListener("change", () => loadEntities());
   $("entities-more").addEventListener("click", () => loadEntities(true));

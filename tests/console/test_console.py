@@ -500,3 +500,29 @@ def test_the_sources_view_lists_each_source_with_its_last_sync(
     row.get_by_role("button", name=f"Sync {share}").click()
     page.locator("#sources tbody tr").filter(has_text="new 1").wait_for()
     assert made["source_id"] in page.locator("#sources").inner_text()
+
+
+def test_the_batch_view_uploads_a_list_and_exports_its_hits(
+        watched: Watched, server: LiveServer, tmp_path: Path) -> None:
+    """Issue 51: a list uploaded in the console runs as a batch, its progress shown, its
+    hits downloadable as CSV."""
+    names = tmp_path / "names.txt"
+    names.write_text("paid vacation\ntravel expenses reimbursed\n")
+    page = watched.page
+    watched.sign_in(server.keys["acme"])
+    page.locator("#who").filter(has_text="Signed in as client acme").wait_for()
+    page.get_by_role("button", name="Batch search", exact=True).click()
+    page.get_by_label("List", exact=True).set_input_files(str(names))
+    page.get_by_role("button", name="Search the list").click()
+    row = page.locator("#batches tbody tr").filter(has_text="names.txt")
+    row.first.wait_for()
+    server.app.state.batch_runner.run_until_idle()  # the live server runs no runner thread
+    page.get_by_role("button", name="Batch search", exact=True).click()
+    row.filter(has_text="2 of 2 queries").first.wait_for()
+    assert page.locator('#batches[data-state="done"]').count() == 1
+    with page.expect_download() as download:
+        row.first.get_by_role("button", name="CSV").click()
+    saved = tmp_path / "hits.csv"
+    download.value.save_as(saved)
+    lines = saved.read_text().splitlines()
+    assert lines[0].startswith("query_index,name,query,rank") and len(lines) >= 3
