@@ -16,7 +16,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SecretStr,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.domain.limits import IDENTITY_CACHE_POINTS, MetadataLimits, OcrBounds
@@ -299,6 +307,29 @@ class SourcesSettings(_Group):
         return self.secret_key.get_secret_value() if self.secret_key is not None else None
 
 
+class EntitySettings(_Group):
+    """Entities read at ingestion and in queries (ingest/entities.py,
+    app/domain/identifiers.py). ``phone_region``: the country (ISO 3166 alpha-2, ``IE``,
+    ``US``) whose national phone numbers (``01 555 0142``) are read as phones; unset: only
+    international ones (``+353 …``, ``00353 …``). Read from the environment by the ingestion
+    children too, so set it there (EVIDENCE_ENTITIES__PHONE_REGION)."""
+
+    phone_region: str | None = None
+
+    @field_validator("phone_region")
+    @classmethod
+    def _known_region(cls, value: str | None) -> str | None:
+        if not value:
+            return None
+        import phonenumbers
+
+        region = value.strip().upper()
+        if region not in phonenumbers.SUPPORTED_REGIONS:
+            raise ValueError(f"{value!r} is no region phonenumbers knows: an ISO 3166 "
+                             "alpha-2 code such as IE, GB, US, DE")
+        return region
+
+
 class AuditSettings(_Group):
     """The audit trail (app/ops/audit.py, GET /audit): who searched what, read, downloaded,
     exported or deleted which document, changed a key or a document's access — per client,
@@ -358,6 +389,7 @@ class Settings(BaseSettings):
     limits: LimitSettings = LimitSettings()
     watch: WatchSettings = WatchSettings()
     sources: SourcesSettings = SourcesSettings()
+    entities: EntitySettings = EntitySettings()
     audit: AuditSettings = AuditSettings()
     batch: BatchSettings = BatchSettings()
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
@@ -390,7 +422,10 @@ def setting_errors(exc: Exception) -> str | None:
     for error in exc.errors()[:3]:
         name = "EVIDENCE_" + "__".join(str(p).upper() for p in error["loc"])
         value = f"={error['input']!r}" if not isinstance(error.get("input"), dict) else ""
-        parts.append(f"{name}{value}: {error['msg'].split(',')[0]}")
+        msg = str(error["msg"])  # a validator's own words after pydantic's "Value error, "
+        said = msg.removeprefix("Value error, ") if msg.startswith("Value error, ") \
+            else msg.split(",")[0]
+        parts.append(f"{name}{value}: {said}")
     return "invalid setting: " + "; ".join(parts)
 
 

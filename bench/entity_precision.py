@@ -21,14 +21,17 @@ import types
 from collections import Counter
 from pathlib import Path
 
-from app.domain.entity_values import value_key
+from app.domain.entity_values import entity_identity
 from app.domain.leaves import ENTITY_GROUPS
 
 JUDGED = Path(__file__).resolve().parents[1] / "tests" / "ingest" / "judged_entities.json"
 
 
 def normal(group: str, value: str) -> str:
-    return value_key(group, value) or " ".join(value.casefold().split())
+    """The judge's equivalence: one entity's spellings match (app/domain/entity_values
+    ``entity_identity``: an amount's key, an organisation without its legal form …), the
+    same for every run compared."""
+    return entity_identity(group, value)
 
 
 def score(found_per_doc: list[dict[str, list[str]]], documents: list[dict]) -> dict[str, Counter]:
@@ -134,7 +137,7 @@ def main() -> None:
     for name, extractor in (("before", extractor_at(args.before, spacy_path)),
                             ("rules only", EntityExtractor(spacy_path, checks=False)),
                             ("after", EntityExtractor(spacy_path))):
-        found = extractor.extract(texts)
+        found = [extractor.extract([text])[0] for text in texts]  # a document at a time
         runs[name] = score(found, documents)
         if args.show:
             for doc, got in zip(documents, found, strict=True):

@@ -59,25 +59,26 @@ class BatchEmbedder:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ner-bm25")
         self._splitter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sentences")
 
-    def _side(self, texts: Sequence[str], raw: Sequence[str]
+    def _side(self, texts: Sequence[str], raw: Sequence[str], known_persons: Sequence[str] = ()
               ) -> tuple[list[SparseVec], list[Entities], list[list[str]], float]:
         sparse = self._sparse.embed_documents(texts)
         t0 = time.perf_counter()
         # without the spaCy model (tests, a profile without one) the rules still read what has
         # a checkable form: identifiers, amounts, days, table money
-        entities = (self._entities.extract(raw) if self._entities
-                    else [rule_entities(text)[0] for text in raw])
+        entities = (self._entities.extract(raw, known_persons) if self._entities
+                    else [rule_entities(text, known_persons)[0] for text in raw])
         keys = [list(dict.fromkeys(entity_keys(found) + keys_in([text])))
                 for found, text in zip(entities, raw, strict=True)]
         return sparse, entities, keys, time.perf_counter() - t0
 
     def embed(self, texts: Sequence[str], raw_texts: Sequence[str],
-              on_progress: Callable[[int], None] | None = None) -> EmbeddedBatch:
+              on_progress: Callable[[int], None] | None = None,
+              known_persons: Sequence[str] = ()) -> EmbeddedBatch:
         """``texts`` (title + headings + chunk) feed the vectors; entities come from the chunk.
         The dense model embeds ``REPORT_EVERY`` texts at a time (and their sentences, where
         kept), saying how many are done."""
         t0 = time.perf_counter()
-        side = self._pool.submit(self._side, texts, raw_texts)
+        side = self._pool.submit(self._side, texts, raw_texts, known_persons)
         # each slice's sentences found in a helper thread while the slice before it embeds
         slices = range(0, len(texts), REPORT_EVERY)
         found = [self._splitter.submit(_split_all, raw_texts[start:start + REPORT_EVERY])

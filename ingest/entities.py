@@ -22,17 +22,43 @@ and those labels map to no group. Then each span passes its group's check (``che
 - no span crosses a line or a table cell (a name never does; ``EUR 48,500.00\\nVAT`` is two
   things); separators at a span's edges are trimmed.
 
+Issue 51's rules, measured on a judged set written before them (tests/ingest/
+judged_entities_51.json; docs/BENCHMARKS.md):
+
+- an organisation named with its legal form is read by a rule before spaCy: a run of
+  capitalised words ending in a legal form cleanco knows (``Harbor View Properties LLC``,
+  ``HARBOR VIEW PROPERTIES, L.L.C.``, ``Baltic Freight Oy``) — the small model misses some and
+  cuts others to ``L.L.C.``; a span that is nothing but a legal form is never an organisation;
+- an e-mail's From, To and Cc display names are persons (``From: Marta Lindqvist <…>``)
+  unless they look like an organisation (a legal form, or a word such as Accounts, Team,
+  Support); the same names anywhere in the message are persons, never re-typed by the NER
+  (``known_persons``: the message's header names, which the pipeline passes for every chunk);
+- contract roles and document parts (Supplier, Buyer, Lessee, Annex A, Schedule 2 …) are
+  labelled by the EntityRuler, so the NER cannot call them persons;
+- a person of one word is kept only as part of a fuller name the same text (or the known
+  persons) holds: ``Okafor`` beside ``Daniel Okafor``, never ``Bill`` or ``Kestrel`` alone.
+
 The before/after precision and recall per group on a judged set (tests/ingest/judged_entities.json)
 is in docs/BENCHMARKS.md (bench/entity_precision.py).
 """
 
 from __future__ import annotations
 
+import email.utils
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from functools import lru_cache
 from pathlib import Path
 
-from app.domain.entity_values import DATE_SPAN, MONEY_SPAN, currency_in_header, date_key, money_key
+from app.domain.entity_values import (
+    DATE_SPAN,
+    MONEY_SPAN,
+    currency_in_header,
+    date_key,
+    entity_identity,
+    money_key,
+    organization_name,
+)
 from app.domain.identifiers import find_identifiers
 from app.store.payload import COLUMN_SEPARATOR, COLUMNS_LABEL
 
@@ -109,8 +135,105 @@ def table_money(text: str) -> list[str]:
     return found
 
 
-def rule_entities(text: str) -> tuple[Entities, list[Span]]:
-    """What the rules find in ``text`` ({group: values}) and the spans they read."""
+@lru_cache(maxsize=1)
+def legal_forms() -> frozenset[tuple[str, ...]]:
+    """cleanco's legal forms of the world's companies, each as its folded tokens
+    (``L.L.C.`` folds to ``('llc',)``, ``GmbH & Co. KG`` to ``('gmbh', '&', 'co', 'kg')``)."""
+    from cleanco.clean import prepare_default_terms
+
+    return frozenset(tuple(tokens) for _n, tokens in prepare_default_terms())
+
+
+# A run of capitalised words (and the joiners inside a company's name), a comma allowed before
+# its later words: where an organisation with its legal form may stand
+NAME_WORD = r"(?:[A-Z][\w'’&.\-]*|&)"
+ORG_RUN = re.compile(rf"(?<![\w&]){NAME_WORD}(?:(?:,?[ \t]+|[ \t]*&[ \t]*)"
+                     rf"(?:{NAME_WORD}|of|and|de|la|du|van|von|der))*")
+RUN_TOKEN = re.compile(r"[^\s,]+")
+# words a sentence or a line starts with that are no part of a company's name
+NOT_NAME_START = frozenset(
+    "the a an and or to from for by with between dear re attn invoice vendor supplier buyer "
+    "customer client payee payer seller purchaser lessor lessee tenant landlord cc".split())
+
+
+def _fold_token(token: str) -> str:
+    return re.sub(r"[^\w&]", "", token).casefold()
+
+
+def legal_form_orgs(text: str) -> list[tuple[str, int, int]]:
+    """(name, start, end) of each organisation written with its legal form: a capitalised
+    run whose last one to four tokens are a legal form cleanco knows, with a name word before
+    it (never the form alone)."""
+    forms = legal_forms()
+    found = []
+    for run in ORG_RUN.finditer(text):
+        tokens = [(m.group(0), run.start() + m.start(), run.start() + m.end())
+                  for m in RUN_TOKEN.finditer(run.group(0))]
+        start = i = 0
+        while i < len(tokens):  # "A LLC and B Ltd": each name ends at its own form
+            n = next((n for n in (4, 3, 2, 1) if i > start and i + n <= len(tokens) and tuple(
+                _fold_token(t) for t, _, _ in tokens[i:i + n]) in forms), 0)
+            if not n:
+                i += 1
+                continue
+            name = tokens[start:i]
+            while name and name[0][0].casefold() in NOT_NAME_START:
+                name = name[1:]
+            if any(_fold_token(t) and (_fold_token(t),) not in forms for t, _, _ in name):
+                end = tokens[i + n - 1][2]
+                found.append((text[name[0][1]:end], name[0][1], end))
+            start = i = i + n
+    return found
+
+
+HEADER_LINE = re.compile(r"^(?:From|To|Cc|Bcc|Reply-To|Sender): (.+)$", re.MULTILINE)
+# a header name that is a mailbox of a department or a service, not a person
+ORG_WORDS = frozenset(
+    "accounts account payable receivable team support service services sales billing info "
+    "office department desk helpdesk admin administration noreply no-reply newsletter hr "
+    "finance legal procurement operations customer notifications alerts group".split())
+
+
+def header_persons(text: str) -> list[str]:
+    """The display names of an e-mail's From, To and Cc lines (as ingest/extract/email.py
+    writes them) that are persons (``is_person_name``)."""
+    names = []
+    for line in HEADER_LINE.finditer(text):
+        for name, _address in email.utils.getaddresses([line.group(1)]):
+            if is_person_name(name):
+                names.append(" ".join(name.split()))
+    return list(dict.fromkeys(names))
+
+
+def message_persons(headers: dict) -> list[str]:
+    """The persons an e-mail's From, To and Cc name (its extracted headers: ``from``, ``to``,
+    ``cc`` as ingest/extract/email.py keeps them)."""
+    values = [headers.get("from")] + list(headers.get("to") or []) + list(headers.get("cc") or [])
+    names = [" ".join(name.split()) for name, _ in email.utils.getaddresses(
+        [str(v) for v in values if v]) if is_person_name(name)]
+    return list(dict.fromkeys(names))
+
+
+def is_person_name(name: str) -> bool:
+    """Two to four capitalised words, no digits, no legal form, no word of a department
+    (``Accounts Payable``, ``Kestrel Support``): a person's display name."""
+    words = name.split()
+    if not 2 <= len(words) <= 4 or re.search(r"[\d@]", name):
+        return False
+    if not all(re.fullmatch(r"[A-ZÀ-Þ][\w'’\-.]*", w) for w in words):
+        return False
+    folded = [_fold_token(w) for w in words]
+    if any(w in ORG_WORDS for w in folded):
+        return False
+    forms = legal_forms()
+    return not any(tuple(folded[-n:]) in forms for n in (1, 2, 3) if len(folded) > n)
+
+
+def rule_entities(text: str, known_persons: Sequence[str] = (), *, names: bool = True
+                  ) -> tuple[Entities, list[Span]]:
+    """What the rules find in ``text`` ({group: values}) and the spans they read.
+    ``known_persons``: names the document says are persons (an e-mail's header names);
+    ``names=False``: without the name rules (the ablation's "rules only")."""
     found: Entities = {}
     spans: list[Span] = []
     for ident in find_identifiers(text):
@@ -120,6 +243,20 @@ def rule_entities(text: str) -> tuple[Entities, list[Span]]:
 
     def free(start: int, end: int) -> bool:
         return not any(start < e and s < end for s, e in taken)
+
+    def take(group: str, value: str, span: Span) -> None:
+        _add(found, group, value)
+        spans.append(span)
+        taken.append(span)
+
+    if names:
+        for name in dict.fromkeys([*known_persons, *header_persons(text)]):
+            for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text):
+                if free(m.start(), m.end()):
+                    take("persons", name, m.span())
+        for name, start, end in legal_form_orgs(text):
+            if free(start, end):
+                take("organizations", name, (start, end))
 
     for group, pattern in (("account_numbers", ACCOUNT_NUMBER),
                            ("transaction_references", TRANSACTION_REF)):
@@ -153,6 +290,13 @@ TITLE_WORDS = ("chairman", "chairwoman", "chairperson", "president", "director",
 FORM_LABELS = ("IBAN", "BIC", "SWIFT", "VAT", "Email", "E-mail", "Phone", "Tel", "Fax", "Debit",
                "Credit", "Balance", "Amount", "Total", "Subtotal", "Invoice", "Ref", "Subject",
                "Attn")
+# A contract's parties by their role, and its parts: the small model reads them as names
+ROLE_WORDS = ("supplier", "buyer", "seller", "purchaser", "vendor", "customer", "client",
+              "contractor", "subcontractor", "lessor", "lessee", "landlord", "tenant",
+              "licensor", "licensee", "employer", "employee", "guarantor", "borrower",
+              "lender", "party", "parties", "consultant", "agent", "principal", "beneficiary")
+DOCUMENT_PARTS = ("annex", "schedule", "appendix", "exhibit", "attachment", "clause",
+                  "section", "article", "chapter", "paragraph")
 SPAN_EDGES = " \t|·:;,"  # a table's separators the small model takes into a span
 # Legal and trade forms that end an organisation's name
 ORG_ENDINGS = frozenset(
@@ -219,6 +363,11 @@ def ruler_patterns() -> list[dict]:
         {"label": "JOB_TITLE", "pattern": [{"TEXT": {"IN": list(JOB_TITLES)}}]},
         {"label": "JOB_TITLE", "pattern": [{"LOWER": {"IN": list(TITLE_WORDS)}}]},
         *({"label": "FORM_LABEL", "pattern": [{"LOWER": word.lower()}]} for word in FORM_LABELS),
+        {"label": "ROLE", "pattern": [{"LOWER": {"IN": list(ROLE_WORDS)}}]},
+        {"label": "DOCUMENT_PART", "pattern": [
+            {"LOWER": {"IN": list(DOCUMENT_PARTS)}},
+            {"TEXT": {"REGEX": r"^(?:[A-Z]{1,2}|\d{1,3}(?:\.\d{1,3})*|[IVX]{1,5})\.?$"}}]},
+        {"label": "DOCUMENT_PART", "pattern": [{"LOWER": {"IN": list(DOCUMENT_PARTS)}}]},
     ]
 
 
@@ -238,13 +387,19 @@ class EntityExtractor:
         self._batch = batch_size
         self._checks = checks
 
-    def extract(self, texts: Sequence[str]) -> list[Entities]:
-        return [self._entities(text, doc) for text, doc in
+    def extract(self, texts: Sequence[str], known_persons: Sequence[str] = ()
+                ) -> list[Entities]:
+        """Each text's entities; ``known_persons``: names the document says are persons (an
+        e-mail's header names: ingest/pipeline.py passes them with every chunk)."""
+        return [self._entities(text, doc, known_persons) for text, doc in
                 zip(texts, self._nlp.pipe(texts, batch_size=self._batch), strict=True)]
 
-    def _entities(self, text: str, doc) -> Entities:  # type: ignore[no-untyped-def]
-        found, spans = rule_entities(text)
+    def _entities(self, text: str, doc,  # type: ignore[no-untyped-def]
+                  known_persons: Sequence[str] = ()) -> Entities:
+        found, spans = rule_entities(text, known_persons, names=self._checks)
         headers = table_headers(text) if self._checks else set()
+        known = {entity_identity("persons", n)
+                 for n in [*known_persons, *found.get("persons", [])]} if self._checks else set()
         for ent in doc.ents:
             group = LABEL_GROUPS.get(ent.label_)
             value = ent.text.strip(SPAN_EDGES)
@@ -254,6 +409,23 @@ class EntityExtractor:
                 continue
             if self._checks:
                 group = checked_group(group, value, headers)
+                if group and entity_identity("persons", value) in known:
+                    group = "persons"  # a header's person, whatever the NER said
+                elif group == "organizations" and not organization_name(value):
+                    group = None  # a legal form alone ("L.L.C."): its name was cut off
             if group:
                 _add(found, group, value)
+        if self._checks and found.get("persons"):
+            found["persons"] = lone_names_dropped(found["persons"], known)
+            if not found["persons"]:
+                del found["persons"]
         return found
+
+
+def lone_names_dropped(persons: Iterable[str], known: set[str]) -> list[str]:
+    """Persons of one word kept only where a fuller name holds it (this text's persons or the
+    known ones): ``Okafor`` beside ``Daniel Okafor``; ``Bill``, ``Kestrel`` alone go."""
+    persons = list(persons)
+    words = {w for p in [*persons, *known] if len(p.split()) > 1
+             for w in entity_identity("persons", p).split()}
+    return [p for p in persons if len(p.split()) > 1 or entity_identity("persons", p) in words]

@@ -54,6 +54,7 @@ from app.store.payload import (
 )
 from ingest.chunking import Chunk
 from ingest.embedding import EmbeddedBatch
+from ingest.entities import message_persons
 from ingest.extract.types import Attachment
 from ingest.processing import (
     ExtractionDetached,
@@ -227,6 +228,8 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl,
         chunk_count=len(chunks), char_count=prepared.char_count,
         warnings=prepared.warnings + skipped, extra=extra, quality=prepared.quality)
     meta, meta_bool = payload_meta(leaves_of(final_metadata, None))
+    # an e-mail's header names are persons in every chunk of it (ingest/entities.py)
+    persons = message_persons(extra) if loaded.kind in MAIL_KINDS else ()
     done = Progress.resumed(job.checkpoint, len(chunks))
     if done is None:  # a fresh start: whatever an earlier attempt wrote goes
         forget_points(deps, loaded)
@@ -246,7 +249,8 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl,
         embedded = deps.processor.embed(
             [passage_text(title, c.heading_path, c.text) for c in batch],
             [c.text for c in batch],
-            on_progress=lambda n, start=start: embedded_so_far(start + n))
+            on_progress=lambda n, start=start: embedded_so_far(start + n),
+            known_persons=persons)
         size = next_batch_size(len(batch), time.perf_counter() - asked, batch_size)
         for stage, s in embedded.seconds.items():
             seconds[stage] = seconds.get(stage, 0.0) + s

@@ -108,7 +108,8 @@ class Processor(Protocol):
         """Wait again for an extraction detached earlier (and detach it again if asked)."""
 
     def embed(self, texts: Sequence[str], raw_texts: Sequence[str],
-              on_progress: OnChunks | None = None) -> EmbeddedBatch: ...
+              on_progress: OnChunks | None = None,
+              known_persons: Sequence[str] = ()) -> EmbeddedBatch: ...
 
     def close(self) -> None: ...
 
@@ -164,8 +165,9 @@ class InProcess:
         raise AssertionError("an in-process extraction is never detached")
 
     def embed(self, texts: Sequence[str], raw_texts: Sequence[str],
-              on_progress: OnChunks | None = None) -> EmbeddedBatch:
-        return self.embedder.embed(texts, raw_texts, on_progress)
+              on_progress: OnChunks | None = None,
+              known_persons: Sequence[str] = ()) -> EmbeddedBatch:
+        return self.embedder.embed(texts, raw_texts, on_progress, known_persons)
 
     def close(self) -> None:
         self.embedder.close()
@@ -281,8 +283,10 @@ def _prepare(kind: str, content: bytes, filename: str) -> Prepared:
                            on_progress=_report)
 
 
-def _embed(texts: Sequence[str], raw_texts: Sequence[str]) -> EmbeddedBatch:
-    return _CHILD["embedder"].embed(texts, raw_texts, on_progress=_report)
+def _embed(texts: Sequence[str], raw_texts: Sequence[str],
+           known_persons: Sequence[str] = ()) -> EmbeddedBatch:
+    return _CHILD["embedder"].embed(texts, raw_texts, on_progress=_report,
+                                    known_persons=known_persons)
 
 
 class ExtractionTimeout(ExtractionError):
@@ -586,15 +590,18 @@ class ChildProcess:
                 raise ExtractionDetached(pending)
 
     def embed(self, texts: Sequence[str], raw_texts: Sequence[str],
-              on_progress: OnChunks | None = None) -> EmbeddedBatch:
+              on_progress: OnChunks | None = None,
+              known_persons: Sequence[str] = ()) -> EmbeddedBatch:
         with self._using("embedder"):
-            return self._embed_in_child(texts, raw_texts, on_progress)
+            return self._embed_in_child(texts, raw_texts, on_progress, known_persons)
 
     def _embed_in_child(self, texts: Sequence[str], raw_texts: Sequence[str],
-                        on_progress: OnChunks | None) -> EmbeddedBatch:
+                        on_progress: OnChunks | None,
+                        known_persons: Sequence[str] = ()) -> EmbeddedBatch:
         child = self._child("embedder")
         try:
-            future = child.pool.submit(_embed, list(texts), list(raw_texts))
+            future = child.pool.submit(_embed, list(texts), list(raw_texts),
+                                       list(known_persons))
             seen = child.reported()[2]
             while True:
                 try:

@@ -90,3 +90,26 @@ def test_every_spelling_of_a_random_iban_is_one_key_and_one_digit_off_is_none(
     digits = list(compact)
     digits[position] = str((int(digits[position]) + change) % 10)
     assert find_identifiers(f"to {''.join(digits)} now") == []
+
+
+@pytest.mark.parametrize("written", ["0035315550142", "00 353 1 555 0142", "0044-20-7946-0958",
+                                     "call 0035315550142 now"])
+def test_the_00_international_prefix_is_read_as_plus(written: str) -> None:
+    [found] = find_identifiers(written)
+    assert found.group == "phone_numbers" and found.key.startswith("phone:+")
+    assert written[found.start:found.end].startswith("00")  # the span is the text's own
+
+
+@pytest.mark.parametrize("written", ["00150000", "ref 00353", "total 0012345678",
+                                     "00 1 2 3"])
+def test_a_run_of_zeros_and_digits_is_no_phone(written: str) -> None:
+    assert [i for i in find_identifiers(written) if i.group == "phone_numbers"] == []
+
+
+def test_national_numbers_only_with_the_operators_country(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    assert find_identifiers("01 555 0142") == []
+    monkeypatch.setenv("EVIDENCE_ENTITIES__PHONE_REGION", "IE")
+    assert [i.key for i in find_identifiers("call 01 555 0142")] == ["phone:+35315550142"]
+    assert [i.key for i in find_identifiers("(01) 555 0142")] == ["phone:+35315550142"]
+    assert find_identifiers("ledger 4155550142 line") == []  # no separator, no trunk 0

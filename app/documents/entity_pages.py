@@ -2,11 +2,10 @@
 versions, each with how many documents name it and how often (Aleph's and Datashare's entity
 lists), and the versions naming one of them. Pure: the registry passes the rows.
 
-One entity, many spellings: values are grouped by ``entity_identity`` — the value's key where
-its group has one (an amount, a day, an IBAN, an e-mail address:
-app/domain/entity_values.value_key),
-else the name folded: case, spaces, a person's titles (``Mr``, ``Dr``…), an organisation's
-leading "the". An entity is shown by its commonest spelling (then the first alphabetically).
+One entity, many spellings: values are grouped by app/domain/entity_values.entity_identity —
+the value's key where its group has one (an amount, a day, an IBAN, an e-mail address), else
+the name folded (case, spaces, a person's titles, an organisation's leading "the" and legal
+form). An entity is shown by its commonest spelling (then the first alphabetically).
 
 A mention is a chunk naming the value (ingest: ``DocumentVersion.entity_mentions``); a version
 indexed before mentions were kept counts one per value until `evidence reindex`.
@@ -21,11 +20,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.domain.entity_values import value_key
+from app.domain.entity_values import entity_identity
 from app.domain.errors import BadRequest
 
-PERSON_TITLES = re.compile(r"^(?:(?:mr|mrs|ms|miss|mx|dr|prof|sir|dame|herr|frau|mme|mlle)"
-                           r"\.?\s+)+", re.IGNORECASE)
 MAX_QUERY_CHARS = 200
 
 
@@ -51,19 +48,6 @@ class Entity:
     @property
     def value(self) -> str:
         return min(self.spellings, key=lambda s: (-self.spellings[s], s))
-
-
-def entity_identity(group: str, value: str) -> str:
-    """What makes two spellings one entity of ``group`` (the module's rule)."""
-    key = value_key(group, value)
-    if key:
-        return key
-    folded = " ".join(value.split()).casefold().strip(" .,;:")
-    if group == "persons":
-        folded = PERSON_TITLES.sub("", folded)
-    elif group == "organizations":
-        folded = re.sub(r"^the\s+", "", folded)
-    return folded
 
 
 def _matches(entity: Entity, q: str) -> bool:

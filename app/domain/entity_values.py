@@ -23,6 +23,12 @@ them too. Rules stated here:
   app/domain/identifiers.py, keyed ``id:``, ``email:`` and ``phone:`` in one folded form;
 - a table cell is money where its column header names a currency (``currency_in_header``:
   a symbol or an ISO code in capitals, ingest/entities.py ``table_money``).
+
+One entity, many spellings (``entity_identity``): the value's key where its group has one,
+else the name folded — case, spaces, punctuation at its edges; a person's titles (``Mr``,
+``Dr``…); an organisation's leading "the" and its legal form, by cleanco's list of the
+world's legal forms (``Harbor View Properties LLC`` = ``HARBOR VIEW PROPERTIES, L.L.C.`` =
+``Harbor View Properties``). Entity pages, facets and timelines count an entity by it.
 """
 
 from __future__ import annotations
@@ -66,7 +72,8 @@ _FOLD = re.compile(r"[\s\-_./#:]+")
 # contract entity group → how its values are keyed
 KEYED_GROUPS = {"monetary_amounts": "money", "dates_times": "date",
                 "account_numbers": "account", "transaction_references": "id",
-                "email_addresses": "email", "phone_numbers": "phone"}
+                "email_addresses": "email", "phone_numbers": "phone",
+                "organizations": "org"}
 
 
 @lru_cache(maxsize=1)
@@ -174,9 +181,44 @@ def _identifier_keyer(group: str):  # type: ignore[no-untyped-def]
     return keyer
 
 
+def org_key(span: str) -> str | None:
+    """``org:<name without its legal form, folded>``; None for a legal form alone."""
+    name = organization_name(span)
+    return f"org:{name}" if name else None
+
+
 KEYERS = {"money": money_key, "date": date_key, "id": id_key, "account": account_key,
+          "org": org_key,
           "email": _identifier_keyer("email_addresses"),
           "phone": _identifier_keyer("phone_numbers")}
+
+
+PERSON_TITLES = re.compile(r"^(?:(?:mr|mrs|ms|miss|mx|dr|prof|sir|dame|herr|frau|mme|mlle)"
+                           r"\.?\s+)+", re.IGNORECASE)
+
+
+def organization_name(value: str) -> str:
+    """An organisation's name without its legal form, folded (cleanco's basename: it knows
+    LLC and L.L.C., Inc., Ltd, GmbH, S.A., Oy, … and the comma before them); "" for a value
+    that is nothing but a legal form (``L.L.C.``)."""
+    from cleanco import basename
+
+    folded = " ".join(value.split()).casefold().strip(" .,;:")
+    folded = re.sub(r"^the\s+", "", folded)
+    return " ".join(basename(folded).split()).strip(" .,;:&")
+
+
+def entity_identity(group: str, value: str) -> str:
+    """What makes two spellings one entity of ``group`` (the module's rule)."""
+    key = value_key(group, value)
+    if key:
+        return key
+    folded = " ".join(value.split()).casefold().strip(" .,;:")
+    if group == "persons":
+        folded = PERSON_TITLES.sub("", folded)
+    elif group == "organizations":
+        folded = organization_name(value) or folded
+    return folded
 
 
 def value_key(group: str, value: str) -> str | None:
@@ -209,6 +251,16 @@ def query_entities(query: str, identifiers: bool = True) -> list[tuple[str, str]
             if key:
                 found.append((match.group(0), key))
     return list(dict.fromkeys(found))
+
+
+def only_entities(query: str) -> bool:
+    """Whether the query is nothing but amounts, days and ids (``£1250``, ``24.000 EUR``,
+    ``DE89 3704 0044 0532 0130 00``): no word besides them, punctuation aside."""
+    found = query_entities(query)
+    rest = query
+    for span, _key in found:
+        rest = rest.replace(span, " ")
+    return bool(found) and not re.search(r"[^\W_]", rest)
 
 
 def query_entity_keys(query: str) -> list[str]:

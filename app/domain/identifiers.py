@@ -13,9 +13,13 @@ Rules stated here (the same for a document's chunks and for a query):
   it. Group ``account_numbers`` (it names the bank side of an account); key ``id:<lower>``.
 - an **e-mail address** counts when email-validator accepts its syntax (no DNS is asked).
   Group ``email_addresses``; key ``email:<lower case>``.
-- a **phone number** counts when written internationally (``+44 20 7946 0958``,
-  ``0044 …`` is not): a national number is ambiguous without its country, and digit runs in
-  ledgers would otherwise read as phones. phonenumbers validates it (``VALID`` leniency).
+- a **phone number** counts when written internationally — ``+44 20 7946 0958``, or with the
+  ``00`` international prefix (``0035315550142``, ``00 44 20 7946 0958``), with spaces, dashes
+  or dots or none — and phonenumbers validates it (``VALID`` leniency: the country's own
+  lengths and ranges). A national number (``01 555 0142``) is ambiguous without its country,
+  and digit runs in ledgers would otherwise read as phones: it counts only where the operator
+  names the country (``EVIDENCE_ENTITIES__PHONE_REGION=IE``, read from the environment so the
+  ingestion children see it too), and only written with a separator or its trunk ``0``.
   Group ``phone_numbers``; key ``phone:<E.164>``.
 
 The contract's eight entity groups have no place for e-mail addresses and phone numbers; they
@@ -88,21 +92,47 @@ def _emails(text: str) -> list[Identifier]:
     return found
 
 
+# "00" then a country code (never 0): the international prefix most of the world dials
+INTERNATIONAL_00 = re.compile(r"(?<![\d+])00[ \-]?(?=[1-9][\d \-.()]{6,22}\d)")
+PHONE_REGION_ENV = "EVIDENCE_ENTITIES__PHONE_REGION"
+
+
+def phone_region() -> str | None:
+    """The country national numbers are read in (the operator's setting), or None."""
+    import os
+
+    region = os.environ.get(PHONE_REGION_ENV, "").strip().upper()
+    return region or None
+
+
 def _phones(text: str) -> list[Identifier]:
     import phonenumbers
 
+    region = phone_region()
+    # "00353…" read as "+353…", padded to the same length so every span still points into
+    # ``text``; where each "+" stands for a "00", the span starts at the "00"
+    prefixes: dict[int, int] = {}
+    pieces, at = [], 0
+    for m in INTERNATIONAL_00.finditer(text):
+        pieces += [text[at:m.start()], " " * (m.end() - m.start() - 1) + "+"]
+        prefixes[m.end() - 1] = m.start()
+        at = m.end()
+    written = "".join(pieces) + text[at:]
+    if "+" not in written and region is None:
+        return []
     found = []
-    if "+" not in text:
-        return found
-    for match in phonenumbers.PhoneNumberMatcher(text, None,
+    for match in phonenumbers.PhoneNumberMatcher(written, region,
                                                  leniency=phonenumbers.Leniency.VALID):
-        if not match.raw_string.lstrip("(").startswith("+"):
-            continue
+        raw = match.raw_string.lstrip("(")
+        national = not raw.startswith("+")
+        if national and (region is None or not (raw.startswith("0")
+                                                or re.search(r"[ \-.()]", raw))):
+            continue  # national: only with the operator's country, a separator or trunk 0
+        start = prefixes.get(match.start, match.start)
         e164 = phonenumbers.format_number(match.number, phonenumbers.PhoneNumberFormat.E164)
         shown = phonenumbers.format_number(match.number,
                                            phonenumbers.PhoneNumberFormat.INTERNATIONAL)
-        found.append(Identifier("phone_numbers", shown, f"phone:{e164}", match.start,
-                                match.end))
+        found.append(Identifier("phone_numbers", shown, f"phone:{e164}", start, match.end))
     return found
 
 

@@ -5,6 +5,12 @@ Keys: ``kind``, ``source`` and dotted metadata keys (``custom.project``, ``docum
 ``entities.organizations``). Each version counts once per value; the top values by count
 (then value) are kept. Pure: the service reads the versions' facts (registry) and passes them.
 
+An entity key (``entities.monetary_amounts``, ``entities.organizations``) counts each entity
+once, by its identity (app/domain/entity_values.entity_identity: ``EUR 24,000.00``,
+``EUR 24,000`` and ``24.000 EUR`` are one amount; ``Harbor View Properties LLC`` and
+``HARBOR VIEW PROPERTIES, L.L.C.`` one organisation), shown by its most frequent spelling
+among the counted versions (then the first alphabetically).
+
 A timeline: a date key with ``:month`` or ``:year`` (``entities.dates_times:month``,
 ``custom.signed:year``) counts the versions per month (``2024-03``) or year (``2024``) of the
 days they name — each version once per bucket — in time order, the latest ``TIME_BUCKETS``
@@ -19,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.domain.entity_values import date_key
+from app.domain.entity_values import date_key, entity_identity
 from app.domain.errors import BadRequest
 from app.domain.leaves import GROUPS, KEY_RE, Leaf, leaves_of
 
@@ -66,6 +72,8 @@ def count_facets(keys: Sequence[str], versions: Iterable[VersionFacts],
                  top: int = TOP_VALUES) -> dict[str, list[dict[str, Any]]]:
     """{key: [{"value", "count"}, …]}, most versions first, then by value."""
     counters: dict[str, Counter] = {key: Counter() for key in keys}
+    # an entity key's spellings per identity: what each counted value is shown as
+    spellings: dict[str, dict[Any, Counter]] = {key: {} for key in keys}
     for facts in versions:
         for key in keys:
             if key == "kind":
@@ -76,12 +84,24 @@ def count_facets(keys: Sequence[str], versions: Iterable[VersionFacts],
                 base, _, grain = key.partition(":")
                 values = {day[:TIME_GRAINS[grain]] for leaf in facts.leaves if leaf.key == base
                           and (day := _day_of(base, leaf.value))}
+            elif key.startswith("entities."):
+                group, values = key.partition(".")[2], set()
+                for leaf in facts.leaves:
+                    if leaf.key == key and isinstance(leaf.value, str):
+                        identity = entity_identity(group, leaf.value)
+                        spellings[key].setdefault(identity, Counter())[leaf.value] += 1
+                        values.add(identity)
             else:
                 values = {leaf.value for leaf in facts.leaves if leaf.key == key}
             counters[key].update(values)
+
+    def shown(key: str, value: Any) -> Any:
+        seen = spellings[key].get(value)
+        return min(seen, key=lambda s: (-seen[s], s)) if seen else value
+
     return {key: ([{"value": v, "count": n} for v, n in sorted(counter.items())[-TIME_BUCKETS:]]
-                  if ":" in key else [{"value": v, "count": n} for v, n in sorted(
-                      counter.items(), key=lambda vn: (-vn[1], str(vn[0])))[:top]])
+                  if ":" in key else [{"value": shown(key, v), "count": n} for v, n in sorted(
+                      counter.items(), key=lambda vn: (-vn[1], str(shown(key, vn[0]))))[:top]])
             for key, counter in counters.items()}
 
 

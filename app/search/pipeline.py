@@ -74,6 +74,9 @@ class SearchPlan:
     fusion: str = "rank"  # app/search/fusion.py FUSERS
     # the amounts, days and ids the query names (app/domain/entity_values.py): the entity lane's
     entity_keys: tuple[str, ...] = ()
+    # the query is nothing but them (app/domain/entity_values.only_entities): the chunks
+    # holding one lead the answer
+    entity_only: bool = False
 
 
 @dataclass
@@ -113,6 +116,19 @@ class _Clock:
         self.trace.timings[step] = round(self.trace.timings.get(step, 0.0)
                                          + (now - self.t) * 1000, 3)
         self.t = now
+
+
+def holders_first(fused: list[Candidate]) -> list[Candidate]:
+    """A query that is nothing but an amount, a day or an id (``£1250``): the chunks holding
+    it (the entity lane's) before every other, each part in its fused order — their fused
+    scores lifted by the best other chunk's, so the order and the scores still agree (issue
+    51: ``24.000 EUR`` found by the entity lane ranked 23rd behind chunks merely like it)."""
+    holders = [c for c in fused if c.entity_rank is not None]
+    if not holders:
+        return fused
+    others = [c for c in fused if c.entity_rank is None]
+    lift = max((c.fused for c in others), default=0.0)
+    return [replace(c, fused=c.fused + lift) for c in holders] + others
 
 
 class SearchEngine:
@@ -485,9 +501,10 @@ class SearchEngine:
     def _fuse(self, plan: SearchPlan, found: dict[str, list]) -> list:
         """The lanes' hits ({lane: hits}) fused as the plan says."""
         constant = {"k": self.settings.rrf_k} if plan.fusion == "rank" else {}
-        return FUSERS[plan.fusion](found["dense"], found["sparse"], alpha=plan.alpha,
-                                   entity=found["entity"],
-                                   entity_weight=self.settings.entity_weight, **constant)
+        fused = FUSERS[plan.fusion](found["dense"], found["sparse"], alpha=plan.alpha,
+                                    entity=found["entity"],
+                                    entity_weight=self.settings.entity_weight, **constant)
+        return holders_first(fused) if plan.entity_only else fused
 
     def _feedback(self, plan: SearchPlan, fused: list, vector: list[float] | None,
                   sparse_vector: SparseVec | None

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from app.documents.pages import PAGED_KINDS
 from app.documents.version_changes import ChangedPassage
 from app.domain.access import Access
-from app.domain.entity_values import query_entity_keys
+from app.domain.entity_values import only_entities, query_entity_keys
 from app.domain.errors import BadRequest, Conflict
 from app.registry import bm25_stats, discovery
 from app.registry import documents as docs_registry
@@ -197,11 +197,13 @@ def _plan(s: Searching) -> Searching:
     fusion = q.fusion or (own.fusion if own is not None else s.engine.settings.fusion)
     entity_keys = (tuple(query_entity_keys(s.words))
                    if s.engine.settings.entity_weight > 0 else ())
+    entity_only = bool(entity_keys) and only_entities(s.words)
     plan = SearchPlan(
         query=s.words, alpha=alpha, rerank=q.rerank,
         limit=max(s.window, AUTOCUT_SPAN) if q.autocut else s.window, filter=flt,
         corpus=client_corpus(session, s.client_id, s.engine.bm25_prior),
-        fusion=fusion, entity_keys=entity_keys) if s.wants_content else None
+        fusion=fusion, entity_keys=entity_keys,
+        entity_only=entity_only) if s.wants_content else None
     return replace(s, filter=flt, applied=applied, alpha=alpha, fusion=fusion,
                    calibrated=own is not None, entity_keys=entity_keys, plan=plan)
 

@@ -114,3 +114,67 @@ def test_the_issues_noise_is_gone_and_its_identifiers_found(real_models) -> None
                       "organizations": ["Kestrel Holdings Ltd"], "persons": ["Daniel Okafor"]}
     assert mail == {"account_numbers": ["ACCOUNT 0019 4006 4475 0000"],
                     "monetary_amounts": ["EUR 48,500.00"]}
+
+
+@pytest.mark.parametrize("text, orgs", [
+    ("paid to HARBOR VIEW PROPERTIES, L.L.C. today", ["HARBOR VIEW PROPERTIES, L.L.C."]),
+    ("between Harbor View Properties LLC and Kestrel Holdings Ltd.",
+     ["Harbor View Properties LLC", "Kestrel Holdings Ltd."]),
+    ("Harbor View Properties, Inc.\n12 Quay Street", ["Harbor View Properties, Inc."]),
+    ("Baltic Freight Oy and Bosch GmbH & Co. KG", ["Baltic Freight Oy", "Bosch GmbH & Co. KG"]),
+    ("The Supplier, L.L.C. alone", []),  # a role word and a form: no name left
+    ("an LLC was formed", []),  # the form alone
+    ("Harbor View Properties signed", []),  # no legal form: the NER's to find
+])
+def test_an_organisation_with_its_legal_form_is_read_whole(text: str, orgs: list[str]) -> None:
+    from ingest.entities import legal_form_orgs
+
+    assert [name for name, _s, _e in legal_form_orgs(text)] == orgs
+
+
+@pytest.mark.parametrize("name, person", [
+    ("Marta Lindqvist", True), ("Jean-Luc Picard", True), ("Accounts Payable", False),
+    ("Kestrel Support Team", False), ("Harbor View LLC", False), ("Marta", False),
+    ("noreply", False), ("Room 101", False), ("ACME Billing", False)])
+def test_a_header_display_name_is_a_person_unless_it_looks_like_an_office(
+        name: str, person: bool) -> None:
+    from ingest.entities import is_person_name
+
+    assert is_person_name(name) is person
+
+
+def test_header_names_are_persons_in_every_chunk_of_the_message() -> None:
+    from ingest.entities import header_persons, message_persons
+
+    header = ("From: Marta Lindqvist <m@x.example>\nTo: Daniel Okafor <d@y.example>, "
+              "Accounts Payable <ap@y.example>\nSubject: Deposit")
+    assert header_persons(header) == ["Marta Lindqvist", "Daniel Okafor"]
+    assert message_persons({"from": "Marta Lindqvist <m@x.example>",
+                            "to": ["Accounts Payable <ap@y.example>"],
+                            "cc": ["Daniel Okafor <d@y.example>"]}) == [
+        "Marta Lindqvist", "Daniel Okafor"]
+    found, _ = rule_entities("Marta Lindqvist will call.", known_persons=["Marta Lindqvist"])
+    assert found["persons"] == ["Marta Lindqvist"]
+
+
+def test_a_lone_first_word_is_kept_only_beside_its_full_name() -> None:
+    from ingest.entities import lone_names_dropped
+
+    assert lone_names_dropped(["Bill", "Kestrel", "Okafor", "Daniel Okafor"], set()) == [
+        "Okafor", "Daniel Okafor"]
+    assert lone_names_dropped(["Daniel"], {"daniel okafor"}) == ["Daniel"]
+
+
+def test_the_issues_persons_and_organisations_with_the_real_model(real_models) -> None:  # type: ignore[no-untyped-def]
+    extractor = EntityExtractor(real_models.spacy_path)
+    [agreement, body] = extractor.extract([
+        'SUPPLY AGREEMENT between Harbor View Properties LLC (the "Supplier") and Kestrel '
+        'Holdings Ltd (the "Buyer"). The Supplier shall deliver the goods listed in Annex A. '
+        "Bill the deposit to the Buyer.",
+        "Marta Lindqvist will send the deposit to HARBOR VIEW PROPERTIES, L.L.C."],
+        known_persons=["Marta Lindqvist"])
+    assert agreement.get("persons", []) == []  # Supplier, Buyer, Annex A., Bill: none
+    assert set(agreement["organizations"]) == {"Harbor View Properties LLC",
+                                               "Kestrel Holdings Ltd"}
+    assert body["persons"] == ["Marta Lindqvist"]
+    assert body["organizations"] == ["HARBOR VIEW PROPERTIES, L.L.C."]

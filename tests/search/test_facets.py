@@ -48,8 +48,31 @@ def test_a_timeline_keeps_the_latest_buckets() -> None:
 
 def test_plain_facets_still_count_most_versions_first() -> None:
     facets = count_facets(["entities.dates_times"], VERSIONS)["entities.dates_times"]
-    assert facets[0] == {"value": "01/04/2024", "count": 1}  # all once: by value
-    assert len(facets) == 8
+    # 01/04/2024 and 2024-04-01 are one day, in two versions; the rest once each, by value
+    assert facets[0] == {"value": "01/04/2024", "count": 2}
+    assert len(facets) == 7
+
+
+def _entities(group: str, *values: str) -> VersionFacts:
+    return VersionFacts("txt", None, [Leaf(f"entities.{group}", "string", v) for v in values])
+
+
+def test_an_entity_counts_once_under_its_most_frequent_spelling() -> None:
+    """Issue 51: "EUR 24,000.00" 10, "EUR 24,000" 7, "24.000 EUR" 2 was one amount."""
+    versions = ([_entities("monetary_amounts", "EUR 24,000.00")] * 10
+                + [_entities("monetary_amounts", "EUR 24,000")] * 7
+                + [_entities("monetary_amounts", "24.000 EUR", "EUR 24,000.00")] * 2
+                + [_entities("monetary_amounts", "EUR 2,400")])
+    assert count_facets(["entities.monetary_amounts"], versions) == {
+        "entities.monetary_amounts": [{"value": "EUR 24,000.00", "count": 19},
+                                      {"value": "EUR 2,400", "count": 1}]}
+    companies = [_entities("organizations", "Harbor View Properties LLC"),
+                 _entities("organizations", "HARBOR VIEW PROPERTIES, L.L.C."),
+                 _entities("organizations", "Harbor View Properties", "Kestrel Holdings Ltd"),
+                 _entities("organizations", "Harbor View Properties LLC")]
+    assert count_facets(["entities.organizations"], companies)["entities.organizations"] == [
+        {"value": "Harbor View Properties LLC", "count": 4},
+        {"value": "Kestrel Holdings Ltd", "count": 1}]
 
 
 @pytest.mark.parametrize("key", ["entities.dates_times:week", "kind:month", "dates:month",
