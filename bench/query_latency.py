@@ -11,6 +11,9 @@ top 100, client filter, the payload fields the service asks for), and the whole 
 floors, fusion, grouping, evidence, registry lookups, the response model) for
 alpha 0.5, limit 10, no rerank.
 
+``--browse`` (issue 51): an empty query's browse timed too — the whole collection (every
+chunk scrolled, every version ordered by date) and 20 documents named by a filter.
+
 ``--groups N`` (issue 48): a third of the documents carry one access group of seven, and the
 service path is timed again, interleaved, for a key holding N of them (the groups' condition
 inside every engine query); the ratio to the admin key's p50 is printed.
@@ -85,6 +88,7 @@ def main() -> None:
     parser.add_argument("--models", type=Path, default=Path("models"))
     parser.add_argument("--groups", type=int, default=0,
                         help="also time a key holding this many access groups")
+    parser.add_argument("--browse", action="store_true", help="also time empty-query browses")
     args = parser.parse_args()
     from dataclasses import replace
 
@@ -154,6 +158,24 @@ def main() -> None:
                 print(f"{args.groups}-group key     p50 {pct(grouped_ms, 50):7.1f} ms  p95 "
                       f"{pct(grouped_ms, 95):7.1f}; / admin key p50 = "
                       f"{pct(grouped_ms, 50) / pct(service_ms, 50):.2f}")
+            if args.browse:
+                docs = [f"d{i}" for i in range(20)]  # bench/common.py's document ids
+                for label, filters in (("browse, everything", {}),
+                                       ("browse, 20 documents", {"document_id": docs[:20]})):
+                    times = []
+                    for _ in range(25):
+                        t0 = time.perf_counter()
+                        with transaction(runtime.sessions) as s:
+                            answer = service.answer(s, client_id=client_id, query=SearchQuery(
+                                query="", filters=filters, limit=10))
+                            evidence_result(answer, explain=False)
+                        times.append((time.perf_counter() - t0) * 1000)
+                    times = times[5:]
+                    print(f"{label:<22} p50 {pct(times, 50):7.1f} ms  p95 {pct(times, 95):7.1f}"
+                          f"  ({answer.total:,} versions"
+                          f"{'+' if answer.total_is_lower_bound else ''}; last: "
+                          + ", ".join(f"{k} {v:.0f}" for k, v in answer.timings.items()
+                                      if v >= 1) + " ms)")
             runtime.close()
 
 

@@ -54,8 +54,8 @@ from app.store.payload import (
     VERSION_ID,
 )
 
-# points an empty query's browse reads (identity fields only: ~20 ms per 10,000 here); past
-# it the answer's total is a lower bound
+# points an empty query's browse reads (ids only, identities from the cache: ~60 ms per
+# 10,000 here, docs/BENCHMARKS.md issue 51); past it the answer's total is a lower bound
 BROWSE_POINTS = 20_000
 RERANK_CODES = {"rerank_unavailable": "RERANKER_UNAVAILABLE",
                 "rerank_timeout": "RERANKER_TIMEOUT", "rerank_failed": "RERANKER_FAILED"}
@@ -275,7 +275,7 @@ class SearchEngine:
         score), each with its matching chunks in reading order — the first chunks of a version
         selected by its metadata, those holding the value where an entity filter selected it;
         and whether the scroll stopped at ``limit`` points (then it is a lower bound). Identity
-        fields only, so a scroll of 20,000 points copies no text."""
+        fields only (the adapter's identity cache), so a scroll copies no payload."""
         hits = self.store.scroll(flt, limit=limit + 1,
                                  fields=(DOCUMENT_ID, VERSION_ID, CHUNK_INDEX))
         cut = len(hits) > limit

@@ -327,9 +327,15 @@ class EdgeStore:
 
     def scroll(self, flt: ChunkFilter, limit: int = 10_000,
                fields: Sequence[str] | None = None) -> list[StoredHit]:
+        """The points under ``flt``; identity fields alone come from the identity cache
+        (ids only from the engine: a browse's 10,000 points copy no payload)."""
+        plain = identity_only(fields)
         request = qe.ScrollRequest(limit=limit, filter=_filter(flt),
-                                   with_payload=list(fields) if fields else True)
+                                   with_payload=False if plain else
+                                   list(fields) if fields else True)
         records, _next = self._read(lambda shard: shard.scroll(request))
+        if plain:
+            return self.identity.hits([(p.id, 0.0) for p in records], self.retrieve)
         return _hits(records)
 
     def delete_pending_compaction(self) -> bool:
