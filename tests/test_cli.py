@@ -187,3 +187,35 @@ def test_ingest_with_access_groups_and_a_key_with_groups_sees_only_them(
     get_settings.cache_clear()
     assert runner.invoke(app, ["store", "import", str(env / "dump")]).exit_code == 0
     assert found(legal) == ["merger.md"] and found(finance) == []
+
+
+def test_the_operators_changes_and_searches_are_in_the_clients_audit_trail(env: Path) -> None:
+    """Issue 51 from the CLI: a key issued and revoked, an authority changed and an in-process
+    search are recorded in the client's trail (actor cli), which `evidence audit` shows —
+    another client's trail holds none of it."""
+    import re
+
+    runner = CliRunner()
+    made = runner.invoke(app, ["clients", "create", "acme"])
+    acme = re.search(r"evs_\S+", made.output).group(0)  # type: ignore[union-attr]
+    other = re.search(r"evs_\S+", runner.invoke(app, ["clients", "create", "other"]).output
+                      ).group(0)  # type: ignore[union-attr]
+    issued = runner.invoke(app, ["clients", "key", "acme", "--groups", "legal"])
+    prefix = re.search(r"evs_\S+", issued.output).group(0)[:10]  # type: ignore[union-attr]
+    assert runner.invoke(app, ["clients", "revoke-key", prefix]).exit_code == 0
+    assert runner.invoke(app, ["clients", "authority", "acme", "suspended"]).exit_code == 0
+    assert runner.invoke(app, ["clients", "authority", "acme", "active"]).exit_code == 0
+    searched = runner.invoke(app, ["search", "termination notice", "--api-key", acme])
+    assert searched.exit_code == 0, searched.output
+    out = runner.invoke(app, ["audit", "--json", "--api-key", acme])
+    assert out.exit_code == 0, out.output
+    events = json.loads(out.output)["events"]
+    assert [(e["action"], e["actor"]) for e in events] == [
+        ("key_issued", "cli"), ("key_revoked", "cli"), ("authority_change", "cli"),
+        ("authority_change", "cli"), ("search", "cli")]
+    assert events[0]["details"] == {"groups": ["legal"], "delegate": False}
+    assert events[-1]["query"] == "termination notice"
+    shown = runner.invoke(app, ["audit", "--action", "search", "--api-key", acme]).output
+    assert "search" in shown and "termination notice" in shown
+    assert json.loads(runner.invoke(app, ["audit", "--json", "--api-key", other]).output
+                      )["events"] == []

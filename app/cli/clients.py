@@ -15,6 +15,18 @@ from app.cli.common import (
 from app.domain.errors import ServiceError
 
 
+def _audited(session, client_id: str, action: str, target: str | None,  # type: ignore[no-untyped-def]
+             details: dict | None = None) -> None:
+    """An operator's change to a client recorded in that client's audit trail (actor cli)."""
+    from app.ops.audit import audit_event
+    from app.registry import audit as audit_registry
+
+    event = audit_event(get_settings().audit, None, action, client_id=client_id,
+                        target=target, details=details, actor="cli")
+    if event is not None:
+        audit_registry.append(session, [event])
+
+
 @clients_app.command("create")
 def clients_create(name: str) -> None:
     """Create a client with an active publication authority and print its API key."""
@@ -60,8 +72,10 @@ def clients_key(name: str, groups: Annotated[str | None, typer.Option(
         _fail(exc.message)
     _engine, sessions = open_registry(get_settings())
     with transaction(sessions) as s:
-        key = reg.issue_key(s, client_id=reg.get_client(s, name=name).id, groups=held,
-                            may_delegate=delegate)
+        client_id = reg.get_client(s, name=name).id
+        key = reg.issue_key(s, client_id=client_id, groups=held, may_delegate=delegate)
+        _audited(s, client_id, "key_issued", key[:10], {
+            "groups": list(held) if held is not None else None, "delegate": delegate})
     common.console.print(f"API key (shown once): [bold]{key}[/bold]")
     if held is not None or delegate:
         shown = (", ".join(held) if held else "none (unrestricted documents only)"
@@ -97,6 +111,8 @@ def clients_revoke_key(key_or_prefix: str) -> None:
 
     _engine, sessions = open_registry(get_settings())
     with transaction(sessions) as s:
+        for key in reg.live_keys(s, secret_or_prefix=key_or_prefix):
+            _audited(s, key.client_id, "key_revoked", key.prefix)
         count = reg.revoke_key(s, secret_or_prefix=key_or_prefix)
     common.console.print(f"revoked {count} key(s)")
 
@@ -111,7 +127,9 @@ def clients_authority(name: str, status: Annotated[str, typer.Argument(
     _engine, sessions = open_registry(get_settings())
     try:
         with transaction(sessions) as s:
-            reg.set_authority(s, client_id=reg.get_client(s, name=name).id, status=status)
+            client_id = reg.get_client(s, name=name).id
+            reg.set_authority(s, client_id=client_id, status=status)
+            _audited(s, client_id, "authority_change", name, {"status": status})
     except (ServiceError, ValueError) as exc:
         _fail(str(exc))
     common.console.print(f"{name}: publication authority {status}")

@@ -27,7 +27,8 @@ from app.settings import AuditSettings
 
 log = logging.getLogger(__name__)
 ACTIONS = ("search", "batch_search", "batch_export", "document_read", "download",
-           "page_view", "export", "delete", "access_change", "key_issued")
+           "page_view", "export", "delete", "access_change", "key_issued", "key_revoked",
+           "authority_change")
 MAX_PENDING = 100_000  # past it a door writes the list itself (slower, nothing lost)
 PRUNE_EVERY_S = 3600.0
 MAX_KEPT_QUERY = 4000  # a query text as kept (a batch's: its first queries, a line each)

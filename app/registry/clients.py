@@ -53,11 +53,16 @@ def keys_of(session: Session, *, client_id: str) -> list[ApiKey]:
                                 .order_by(ApiKey.created_at)))
 
 
+def live_keys(session: Session, *, secret_or_prefix: str) -> list[ApiKey]:
+    """The unrevoked keys a full secret or a printed prefix names."""
+    return list(session.scalars(select(ApiKey).where(
+        (ApiKey.key_hash == hash_key(secret_or_prefix)) | (ApiKey.prefix == secret_or_prefix),
+        ApiKey.revoked_at.is_(None))))
+
+
 def revoke_key(session: Session, *, secret_or_prefix: str) -> int:
     """Revoke keys by full secret or by their printed prefix; returns how many."""
-    keys = session.scalars(select(ApiKey).where(
-        (ApiKey.key_hash == hash_key(secret_or_prefix)) | (ApiKey.prefix == secret_or_prefix),
-        ApiKey.revoked_at.is_(None))).all()
+    keys = live_keys(session, secret_or_prefix=secret_or_prefix)
     for key in keys:
         key.revoked_at = utcnow()
     return len(keys)

@@ -188,3 +188,25 @@ def test_the_original_and_a_page_image_through_the_client(live, tmp_path: Path) 
         with pytest.raises(EvidenceError) as missing:
             client.page_image("lease", "v1", 2)
         assert (missing.value.status, missing.value.code) == (404, "PAGE_NOT_FOUND")
+
+
+def test_a_batch_a_browse_and_the_audit_trail(live) -> None:  # type: ignore[no-untyped-def]
+    """Issue 51 through the public client: a batch run by the server's runner, its results as
+    JSON lines and CSV, an empty query's browse, and the trail of what this key did."""
+    with EvidenceClient(live.url, api_key=live.keys["acme"]) as client:
+        job = client.upload(b"Kestrel Holdings paid the survey invoice.", filename="k.txt")
+        client.wait_for_job(job["job_id"], timeout_s=30)
+        made = client.search_batch(["Kestrel", {"query": "survey", "name": "s"}], alpha=0.0,
+                                   limit=5)
+        assert made["total"] == 2 and made["batch_id"].startswith("bat_")
+        live.app.state.batch_runner.run_until_idle()  # the live server runs no runner thread
+        assert client.batch(made["batch_id"])["status"] == "done"
+        lines = client.batch_results(made["batch_id"]).decode().splitlines()
+        assert len(lines) == 2 and '"name": "s"' in lines[1]
+        assert client.batch_results(made["batch_id"], format="csv").startswith(b"query_index,")
+        listed = client.search("", sort="document_id")
+        assert [r["document_version"]["document_id"] for r in listed["results"]] == ["k.txt"]
+        actions = [e["action"] for e in client.audit()["events"]]
+        assert {"batch_search", "batch_export", "search"} <= set(actions)
+        with pytest.raises(TypeError):
+            client.search_batch(["x"], offset=3)
