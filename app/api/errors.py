@@ -92,9 +92,13 @@ def _allowed_methods(req: Request) -> list[str] | None:
     for a path outside the spec (the console), whose 405 keeps Starlette's header."""
     table = getattr(req.app.state, "allowed_methods", None)
     if table is None:
+        # a literal path before a templated one that also matches it (/searches/batch/upload
+        # before /searches/batch/{batch_id})
+        paths = sorted(req.app.openapi().get("paths", {}).items(),
+                       key=lambda item: item[0].count("{"))
         table = [(re.compile("^" + re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(path)) + "$"),
                   sorted(m.upper() for m in ops if m in _HTTP_METHODS))
-                 for path, ops in req.app.openapi().get("paths", {}).items()]
+                 for path, ops in paths]
         req.app.state.allowed_methods = table
     for pattern, methods in table:
         if pattern.match(req.url.path):

@@ -156,11 +156,15 @@ def _parse(s: Searching) -> Searching:
         if s.query.sort not in (None, *docs_registry.BROWSE_SORTS):
             raise BadRequest(f"sort is one of {', '.join(docs_registry.BROWSE_SORTS)}",
                              code="INVALID_SORT")
-        if s.query.changed_only or s.query.autocut or s.query.rerank:
+        if s.query.changed_only:
             raise BadRequest("an empty query lists the versions under its filters: "
-                             "changed_only, autocut and rerank need words to weigh",
-                             code="INVALID_QUERY")
-        return replace(s, facet_keys=facet_keys)
+                             "changed_only needs words to match the changes with",
+                             code="INVALID_BROWSE")
+        ignored = [name for name, asked in (("rerank", s.query.rerank),
+                                            ("autocut", s.query.autocut)) if asked]
+        return replace(s, facet_keys=facet_keys, warnings=s.warnings + ((
+            f"{' and '.join(ignored)} ignored: an empty query lists the versions under its "
+            "filters in the stated order, with no score to rerank or cut",) if ignored else ()))
     if s.query.sort is not None:
         raise BadRequest("sort orders a browse (an empty query or *); a search is ordered "
                          "by relevance", code="INVALID_SORT", details={"sort": s.query.sort})

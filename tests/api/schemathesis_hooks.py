@@ -28,6 +28,9 @@ UNSAYABLE = {
     "POST /documents": {"UNSUPPORTED_FILE_TYPE", "FILE_CONTENT_MISMATCH", "EMPTY_FILE",
                         "INVALID_METADATA"},
     "POST /search": {"WINDOW_TOO_LARGE",  # offset + limit ≤ 200
+                     # sort orders a browse (query "" or "*"), changed_only needs words: rules
+                     # across two fields
+                     "INVALID_SORT", "INVALID_BROWSE",
                      "INVALID_VERSIONS",  # as_of picks the versions: not with versions "all"
                      # a filter value the key does not hold (a kind that does not exist, a
                      # range on a text key, a type discovery never saw): rules per key and per
@@ -50,9 +53,20 @@ UNSAYABLE = {
     # a source's fields by its kind (a folder names its path; a mailbox its host, user and
     # password), whether a path is a folder on the server, whether a host is one
     "POST /sources": {"MISSING_FIELD", "SOURCE_PATH_NOT_FOUND", "INVALID_REQUEST"},
+    # a day the pattern allows and the calendar does not (2026-02-30T00:00Z, year 0000)
+    "GET /audit": {"INVALID_INSTANT"},
+    # a batch's first query is searched at once: what the search refuses of the shared body
+    # (as for POST /search) is the batch's refusal; the results bound is the operator's setting
+    "POST /searches/batch": {"INVALID_FILTER", "INVALID_VERSIONS", "BATCH_RESULTS_LIMIT",
+                             "BATCH_TOO_LARGE"},
+    # an uploaded list's lines and the options field's JSON are in no schema (a text file, a
+    # form string), and the options carry the same search rules
+    "POST /searches/batch/upload": {"BATCH_EMPTY", "BATCH_TOO_LARGE", "INVALID_QUERY_LIST",
+                                    "INVALID_BATCH_OPTIONS", "INVALID_FILTER",
+                                    "INVALID_VERSIONS", "BATCH_RESULTS_LIMIT"},
 }
 KEY_SHAPE = ("is not a key", "unknown group")
-MULTIPART = {"POST /documents"}
+MULTIPART = {"POST /documents", "POST /searches/batch/upload"}
 
 
 @schemathesis.hook

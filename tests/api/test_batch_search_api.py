@@ -146,7 +146,14 @@ def test_a_shared_body_the_search_refuses_is_refused_before_any_batch(svc: Servi
     assert r.status_code == 409 and r.json()["error"]["code"] == "METADATA_DISCOVERY_NOT_READY"
     r = svc.http.post("/searches/batch", json={"queries": ["a"], "limit": 51},
                       headers=svc.auth())
-    assert r.status_code == 422 and "EVIDENCE_BATCH__MAX_RESULTS" in r.json()["error"]["message"]
+    assert r.status_code == 422 and r.json()["error"]["code"] == "BATCH_RESULTS_LIMIT"
+    assert "EVIDENCE_BATCH__MAX_RESULTS" in r.json()["error"]["message"]
+    r = svc.http.post("/searches/batch", content=b'{"queries": ["ok", "\\ud800"]}',
+                      headers={**svc.auth(), "Content-Type": "application/json"})
+    assert r.status_code == 422 and r.json()["error"]["code"] == "INVALID_QUERY_LIST"
+    r = svc.http.post("/searches/batch/upload", files={"file": ("l.txt", b"Kestrel")},
+                      data={"options": "{not json"}, headers=svc.auth())
+    assert r.status_code == 422 and r.json()["error"]["code"] == "INVALID_BATCH_OPTIONS"
     r = svc.http.post("/searches/batch", json={"queries": []}, headers=svc.auth())
     assert r.status_code == 422 and r.json()["error"]["code"] == "INVALID_QUERY_LIST"
     assert svc.http.get("/searches/batch", headers=svc.auth()).json()["items"] == before

@@ -77,8 +77,10 @@ def test_a_browse_pages_and_counts_facets_over_every_version(svc: Service) -> No
 def test_browse_misuse_is_a_422_with_its_code(svc: Service) -> None:
     r = svc.search(query="payment", sort="date")
     assert r.status_code == 422 and r.json()["error"]["code"] == "INVALID_SORT"
-    r = svc.search(query="", autocut=True)
-    assert r.status_code == 422 and r.json()["error"]["code"] == "INVALID_QUERY"
+    r = svc.search(query="", changed_only=True)
+    assert r.status_code == 422 and r.json()["error"]["code"] == "INVALID_BROWSE"
+    r = svc.search(query="", autocut=True, rerank=True)  # nothing to weigh: said, not refused
+    assert r.status_code == 200 and "rerank and autocut ignored" in r.json()["meta"]["warnings"][0]
     r = svc.search(query="   ")  # whitespace alone is still no query
     assert r.status_code == 422
     r = svc.search(query="", sort="size")

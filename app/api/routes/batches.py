@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, File, Form, Path, Query, Request, Response, UploadFile
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.api.deps import AuditDep, ClientDep, RuntimeDep, SearchServiceDep, SessionDep
 from app.api.presenter import plain_filters
@@ -22,11 +23,13 @@ from app.api.schemas import (
     NOT_BLANK,
     FilterValue,
     Fusion,
+    JsonInteger,
     Scope,
     Versions,
     error_responses,
 )
 from app.domain.errors import BadRequest, Conflict, ServiceError
+from app.domain.limits import is_valid_utf8
 from app.registry import search_batches as batches_registry
 from app.registry.clients import Caller
 from app.registry.tables import SearchBatch
@@ -64,8 +67,9 @@ class BatchOptions(BaseModel):
         default_factory=dict, json_schema_extra={
             "propertyNames": {"pattern": FILTER_KEY_PATTERN}, "maxProperties": MAX_FILTER_KEYS},
         description="As POST /search's filters, applied to every query")
-    limit: int = Field(10, ge=1, le=200, description="Document Versions kept per query (at "
-                                                     "most EVIDENCE_BATCH__MAX_RESULTS)")
+    limit: JsonInteger = Field(10, ge=1, le=200, description=(
+        "Document Versions kept per query (at most EVIDENCE_BATCH__MAX_RESULTS, 50 unless the "
+        "operator says otherwise: beyond it 422 BATCH_RESULTS_LIMIT)"))
     rerank: bool = False
     fusion: Annotated[Fusion | None, Field(strict=False)] = None
     versions: Annotated[Versions, Field(strict=False)] = Versions.current
@@ -79,6 +83,14 @@ class BatchOptions(BaseModel):
         return value.strip().lower() if isinstance(value, str) else value
 
 
+def _utf8_queries(value: list) -> list:
+    for item in value:
+        text = item if isinstance(item, str) else getattr(item, "query", "")
+        if not text.strip() or not is_valid_utf8(text):
+            raise ValueError("a query is not blank and is valid UTF-8 (no lone surrogate)")
+    return value
+
+
 class BatchRequest(BatchOptions):
     queries: list[Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS,
                                        pattern=NOT_BLANK)] | BatchQuery] = Field(
@@ -86,6 +98,8 @@ class BatchRequest(BatchOptions):
         description="The queries: texts, or {query, name}; at most EVIDENCE_BATCH__MAX_QUERIES",
         examples=[["Harbor View Properties", {"query": "IE29AIBK93115212345678",
                                               "name": "account"}]])
+
+    _checked = field_validator("queries")(_utf8_queries)
 
 
 class BatchOut(BaseModel):
@@ -133,7 +147,7 @@ def _start(request: Request, runtime: RuntimeDep, session: SessionDep, client: C
                               max_chars=MAX_QUERY_CHARS)
     if options.limit > settings.max_results:
         raise BadRequest(f"limit is at most {settings.max_results} per query in a batch "
-                         "(EVIDENCE_BATCH__MAX_RESULTS)", code="INVALID_REQUEST",
+                         "(EVIDENCE_BATCH__MAX_RESULTS)", code="BATCH_RESULTS_LIMIT",
                          details={"max_results": settings.max_results})
     if batches_registry.active_count(session, client_id=client.id) >= \
             settings.max_active_per_client:
@@ -170,7 +184,7 @@ def _start(request: Request, runtime: RuntimeDep, session: SessionDep, client: C
 
 
 @router.post("/searches/batch", status_code=202, response_model=BatchOut,
-             responses=error_responses(401, 403, 409, 413, 422, 500))
+             responses=error_responses(400, 401, 403, 409, 413, 422, 500))
 def create_batch(request: Request, body: BatchRequest, runtime: RuntimeDep,
                  session: SessionDep, client: ClientDep, service: SearchServiceDep,
                  audit: AuditDep, response: Response) -> BatchOut:
@@ -185,7 +199,7 @@ def create_batch(request: Request, body: BatchRequest, runtime: RuntimeDep,
 
 
 @router.post("/searches/batch/upload", status_code=202, response_model=BatchOut,
-             responses=error_responses(401, 403, 409, 413, 422, 500))
+             responses=error_responses(400, 401, 403, 409, 413, 422, 500))
 async def upload_batch(
     request: Request, runtime: RuntimeDep, client: ClientDep, service: SearchServiceDep,
     audit: AuditDep, response: Response,
@@ -208,7 +222,7 @@ async def upload_batch(
     except (ValueError, ValidationError) as error:
         message = (error.errors()[0]["msg"] if isinstance(error, ValidationError)
                    else "options is not JSON")
-        raise BadRequest(f"options: {message}"[:300], code="INVALID_REQUEST") from None
+        raise BadRequest(f"options: {message}"[:300], code="INVALID_BATCH_OPTIONS") from None
     if parsed.name is None and file.filename:
         parsed = parsed.model_copy(update={"name": file.filename[:200]})
 
@@ -219,6 +233,13 @@ async def upload_batch(
     out = await anyio.to_thread.run_sync(start)
     response.headers["Location"] = f"/searches/batch/{out.batch_id}"
     return out
+
+
+@router.api_route("/searches/batch/upload", methods=["GET", "PUT", "PATCH", "DELETE"],
+                  include_in_schema=False)
+async def upload_other_methods() -> None:
+    """Only POST: without this, GET /searches/batch/upload would be read as a batch id."""
+    raise StarletteHTTPException(405, "Method Not Allowed")
 
 
 @router.get("/searches/batch", response_model=BatchList,
