@@ -255,3 +255,9 @@ def test_a_cell_that_would_run_in_a_spreadsheet_is_kept_as_text(svc: Service) ->
         f"/searches/batch/{r.json()['batch_id']}/results?format=csv",
         headers=svc.auth()).text)))
     assert rows[0]["name"] == "'=HYPERLINK(\"http://x\")"
+
+
+def test_the_upload_path_is_no_batch_id(svc: Service) -> None:
+    r = svc.http.get("/searches/batch/upload", headers=svc.auth())
+    assert r.status_code == 405 and r.headers["allow"] == "POST"
+    assert r.json()["error"]["code"] == "METHOD_NOT_ALLOWED"
