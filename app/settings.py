@@ -159,6 +159,9 @@ class SearchSettings(_Group):
     # 0.5 exactly the weight 1.0 had before it was scaled, the one chosen on the judged entity
     # queries of tests/search/entity_queries.py (docs/BENCHMARKS.md).
     entity_weight: float = Field(2.0, ge=0.0, le=20.0)
+    # a query in a language the dense model was not trained on: its alpha times this (1: as
+    # asked); chosen by cross-validation on the multilingual judged set (docs/BENCHMARKS.md)
+    foreign_dense_weight: float = Field(0.25, ge=0.0, le=1.0)
     # Sentences of evidence chunks matched by meaning alone that the dense model compares with
     # the query per page, for their snippets (5–12 ms each on the query thread: SciFact p50
     # 23 → 32 ms at 4); the rest centre on the sentence sharing most word stems. 0: stems only

@@ -16,6 +16,7 @@ import numpy as np
 from app.domain.entity_values import entity_keys, keys_in
 from app.domain.sentences import MAX_STORED_SENTENCES, flat_spans, sentences, split
 from app.models.encoders import DenseEncoder, SparseEncoder, SparseVec
+from app.models.languages import chunk_languages
 from app.store.payload import sentence_passages
 from ingest.entities import Entities, EntityExtractor, rule_entities
 
@@ -39,6 +40,8 @@ class EmbeddedBatch:
     # each chunk's sentences (app/domain/sentences.py) as flat [start, end, …] offsets into
     # its text: found once here, kept with the chunk for snippets, changes and changed_only
     sentence_spans: list[list[int]] = field(default_factory=list)
+    # each chunk's language (app/models/languages.py): its BM25 analysis, its payload's
+    languages: list[str] = field(default_factory=list)
 
 
 # How a chunk's sentence vectors are made (app/settings.QdrantSettings.sentence_pooling):
@@ -59,13 +62,14 @@ class BatchEmbedder:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ner-bm25")
         self._splitter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sentences")
 
-    def _side(self, texts: Sequence[str], raw: Sequence[str], known_persons: Sequence[str] = ()
+    def _side(self, texts: Sequence[str], raw: Sequence[str], known_persons: Sequence[str],
+              languages: Sequence[str]
               ) -> tuple[list[SparseVec], list[Entities], list[list[str]], float]:
-        sparse = self._sparse.embed_documents(texts)
+        sparse = self._sparse.embed_documents(texts, languages)  # each in its own language
         t0 = time.perf_counter()
         # without the spaCy model (tests, a profile without one) the rules still read what has
         # a checkable form: identifiers, amounts, days, table money
-        entities = (self._entities.extract(raw, known_persons) if self._entities
+        entities = (self._entities.extract(raw, known_persons, languages) if self._entities
                     else [rule_entities(text, known_persons)[0] for text in raw])
         keys = [list(dict.fromkeys(entity_keys(found) + keys_in([text])))
                 for found, text in zip(entities, raw, strict=True)]
@@ -73,12 +77,14 @@ class BatchEmbedder:
 
     def embed(self, texts: Sequence[str], raw_texts: Sequence[str],
               on_progress: Callable[[int], None] | None = None,
-              known_persons: Sequence[str] = ()) -> EmbeddedBatch:
+              known_persons: Sequence[str] = (), language: str = "en") -> EmbeddedBatch:
         """``texts`` (title + headings + chunk) feed the vectors; entities come from the chunk.
         The dense model embeds ``REPORT_EVERY`` texts at a time (and their sentences, where
-        kept), saying how many are done."""
+        kept), saying how many are done. ``language``: the document's; each chunk keeps it
+        unless it is surely another (app/models/languages.chunk_languages)."""
         t0 = time.perf_counter()
-        side = self._pool.submit(self._side, texts, raw_texts, known_persons)
+        languages = chunk_languages(raw_texts, language)
+        side = self._pool.submit(self._side, texts, raw_texts, known_persons, languages)
         # each slice's sentences found in a helper thread while the slice before it embeds
         slices = range(0, len(texts), REPORT_EVERY)
         found = [self._splitter.submit(_split_all, raw_texts[start:start + REPORT_EVERY])
@@ -106,7 +112,8 @@ class BatchEmbedder:
         return EmbeddedBatch(dense=dense, sparse=sparse, entities=entities,
                              seconds={"embed": embed_s, "entities": entities_s},
                              entity_keys=keys, sentences=sentence_rows,
-                             sentence_spans=[flat_spans(found) for found in spans])
+                             sentence_spans=[flat_spans(found) for found in spans],
+                             languages=languages)
 
     def _vectors(self, texts: Sequence[str], raw_texts: Sequence[str],
                  spans: Sequence[Sequence[tuple[int, int]]]

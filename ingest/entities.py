@@ -56,6 +56,7 @@ from app.domain.entity_values import (
     currency_in_header,
     date_key,
     entity_identity,
+    foreign_date_span,
     money_key,
     organization_name,
 )
@@ -268,10 +269,11 @@ def rule_entities(text: str, known_persons: Sequence[str] = (), *, names: bool =
         if free(m.start(), m.end()) and money_key(m.group(0)):
             _add(found, "monetary_amounts", m.group(0))
             spans.append(m.span())
-    for m in DATE_SPAN.finditer(text):
-        if free(m.start(), m.end()) and date_key(m.group(0)):
-            _add(found, "dates_times", m.group(0))
-            spans.append(m.span())
+    for pattern in (DATE_SPAN, foreign_date_span()):
+        for m in pattern.finditer(text):
+            if free(m.start(), m.end()) and date_key(m.group(0)):
+                _add(found, "dates_times", m.group(0))
+                spans.append(m.span())
     for value in table_money(text):
         _add(found, "monetary_amounts", value)
     for m in ACCOUNT_TYPE.finditer(text):
@@ -371,6 +373,9 @@ def ruler_patterns() -> list[dict]:
     ]
 
 
+NER_LANGUAGE = "en"  # the spaCy model's (en_core_web_sm): its names are kept for English only
+
+
 class EntityExtractor:
     """spaCy with only the components NER needs, an EntityRuler before the NER, batched with
     ``nlp.pipe``; ``checks=False`` gives the bare model's spans (the benchmark's baseline)."""
@@ -387,12 +392,20 @@ class EntityExtractor:
         self._batch = batch_size
         self._checks = checks
 
-    def extract(self, texts: Sequence[str], known_persons: Sequence[str] = ()
-                ) -> list[Entities]:
+    def extract(self, texts: Sequence[str], known_persons: Sequence[str] = (),
+                languages: Sequence[str] | None = None) -> list[Entities]:
         """Each text's entities; ``known_persons``: names the document says are persons (an
-        e-mail's header names: ingest/pipeline.py passes them with every chunk)."""
-        return [self._entities(text, doc, known_persons) for text, doc in
-                zip(texts, self._nlp.pipe(texts, batch_size=self._batch), strict=True)]
+        e-mail's header names: ingest/pipeline.py passes them with every chunk);
+        ``languages``: each text's (app/models/languages.py) — the English model's names only
+        for English text, the rules (identifiers, amounts, days in every supported language)
+        for all."""
+        languages = languages or ["en"] * len(texts)
+        english = [i for i, lang in enumerate(languages) if lang == NER_LANGUAGE]
+        docs = dict(zip(english, self._nlp.pipe([texts[i] for i in english],
+                                                batch_size=self._batch), strict=True))
+        return [self._entities(text, docs[i], known_persons) if i in docs
+                else rule_entities(text, known_persons, names=self._checks)[0]
+                for i, text in enumerate(texts)]
 
     def _entities(self, text: str, doc,  # type: ignore[no-untyped-def]
                   known_persons: Sequence[str] = ()) -> Entities:

@@ -28,6 +28,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.documents.near_duplicates import bands as near_bands
 from app.documents.uploads import accept_upload, check_file, document_id_for
 from app.domain.errors import ExtractionError, ServiceError
+from app.domain.languages import LANGUAGE_TERMS
 from app.domain.leaves import EntityUnion, leaves_of
 from app.domain.limits import display_text
 from app.domain.metadata import completed_metadata
@@ -157,11 +158,15 @@ class Progress:
         done.entities.add(checkpoint["entities"], checkpoint.get("mentions"))
         return done
 
-    def add(self, entities: list[dict[str, list[str]]], sparse: list) -> None:
-        """A written batch's entities (per chunk) and term counts."""
+    def add(self, entities: list[dict[str, list[str]]], sparse: list,
+            languages: list[str] | None = None) -> None:
+        """A written batch's entities (per chunk), term counts and its chunks' languages (each
+        a pseudo-term of its own: app/domain/languages.py LANGUAGE_TERMS)."""
         for found in entities:
             self.entities.add(found)
         self.term_df.update(term_document_frequencies(sparse))
+        self.term_df.update(str(LANGUAGE_TERMS[lang]) for lang in languages or []
+                            if lang in LANGUAGE_TERMS)
 
     def checkpoint(self, chunk_total: int) -> dict:
         return {"next_chunk": self.next_chunk, "chunk_total": chunk_total,
@@ -230,6 +235,7 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl,
     meta, meta_bool = payload_meta(leaves_of(final_metadata, None))
     # an e-mail's header names are persons in every chunk of it (ingest/entities.py)
     persons = message_persons(extra) if loaded.kind in MAIL_KINDS else ()
+    language = str(extra.get("language") or "en")  # the document's (ingest/processing.py)
     done = Progress.resumed(job.checkpoint, len(chunks))
     if done is None:  # a fresh start: whatever an earlier attempt wrote goes
         forget_points(deps, loaded)
@@ -250,7 +256,7 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl,
             [passage_text(title, c.heading_path, c.text) for c in batch],
             [c.text for c in batch],
             on_progress=lambda n, start=start: embedded_so_far(start + n),
-            known_persons=persons)
+            known_persons=persons, language=language)
         size = next_batch_size(len(batch), time.perf_counter() - asked, batch_size)
         for stage, s in embedded.seconds.items():
             seconds[stage] = seconds.get(stage, 0.0) + s
@@ -259,7 +265,7 @@ def ingest_version(deps: IngestDeps, job: ClaimedJob, control: JobControl,
                                  meta_bool=meta_bool))
         seconds["write"] = seconds.get("write", 0.0) + time.perf_counter() - t0
         done.next_chunk = start = start + len(batch)
-        done.add(embedded.entities, embedded.sparse)
+        done.add(embedded.entities, embedded.sparse, embedded.languages)
         progress = 0.1 + 0.85 * done.next_chunk / len(chunks)
         still_ours(progress, lambda: done.checkpoint(len(chunks)),  # built only when saved
                    stage_of("embedding", "chunks", done.next_chunk, len(chunks)))
@@ -350,7 +356,8 @@ def points(loaded: Loaded, batch: list[Chunk], embedded: EmbeddedBatch, *, title
             meta_bool=meta_bool, rows=c.rows, sheet=c.sheet,
             entity_keys=embedded.entity_keys[i],
             sentence_spans=embedded.sentence_spans[i] if embedded.sentence_spans else None,
-            access=loaded.access))
+            access=loaded.access,
+            language=embedded.languages[i] if embedded.languages else "en"))
         for i, c in enumerate(batch)]
 
 

@@ -33,6 +33,7 @@ from app.documents.boxes import align
 from app.documents.near_duplicates import signature
 from app.domain.errors import ExtractionError, ServiceError
 from app.domain.limits import OcrBounds
+from app.models.languages import document_language
 from app.ops.lifeline import bind_to_parent, in_spawner_thread
 from ingest.chunking import Chunk, Chunker
 from ingest.embedding import BatchEmbedder, EmbeddedBatch
@@ -109,7 +110,7 @@ class Processor(Protocol):
 
     def embed(self, texts: Sequence[str], raw_texts: Sequence[str],
               on_progress: OnChunks | None = None,
-              known_persons: Sequence[str] = ()) -> EmbeddedBatch: ...
+              known_persons: Sequence[str] = (), language: str = "en") -> EmbeddedBatch: ...
 
     def close(self) -> None: ...
 
@@ -137,11 +138,15 @@ def prepare_version(chunker: Chunker, ocr: OcrBounds, kind: str, content: bytes,
     chunks = chunker.chunk(extracted, filename)
     t2 = time.perf_counter()
     minhash = signature([b.text for b in extracted.blocks])
+    # the document's language (app/models/languages.py): canonical_metadata.document.language,
+    # and each chunk's own unless it is surely another (the embedder decides)
+    language = document_language("\n".join(b.text for b in extracted.blocks[:400]))
     boxes = {c.chunk_index: found for c in chunks
              if (found := align(c.text, c.page, extracted.page_words))}
     return Prepared(chunks=chunks, title=extracted.title, page_count=extracted.page_count,
                     char_count=sum(len(b.text) for b in extracted.blocks),
-                    warnings=list(extracted.warnings), extra=dict(extracted.extra),
+                    warnings=list(extracted.warnings),
+                    extra={**extracted.extra, "language": language},
                     seconds={"extract": t1 - t0, "chunk": t2 - t1,
                              "minhash": time.perf_counter() - t2},
                     quality=dict(extracted.quality), attachments=list(extracted.attachments),
@@ -166,8 +171,8 @@ class InProcess:
 
     def embed(self, texts: Sequence[str], raw_texts: Sequence[str],
               on_progress: OnChunks | None = None,
-              known_persons: Sequence[str] = ()) -> EmbeddedBatch:
-        return self.embedder.embed(texts, raw_texts, on_progress, known_persons)
+              known_persons: Sequence[str] = (), language: str = "en") -> EmbeddedBatch:
+        return self.embedder.embed(texts, raw_texts, on_progress, known_persons, language)
 
     def close(self) -> None:
         self.embedder.close()
@@ -284,9 +289,9 @@ def _prepare(kind: str, content: bytes, filename: str) -> Prepared:
 
 
 def _embed(texts: Sequence[str], raw_texts: Sequence[str],
-           known_persons: Sequence[str] = ()) -> EmbeddedBatch:
+           known_persons: Sequence[str] = (), language: str = "en") -> EmbeddedBatch:
     return _CHILD["embedder"].embed(texts, raw_texts, on_progress=_report,
-                                    known_persons=known_persons)
+                                    known_persons=known_persons, language=language)
 
 
 class ExtractionTimeout(ExtractionError):
@@ -591,17 +596,17 @@ class ChildProcess:
 
     def embed(self, texts: Sequence[str], raw_texts: Sequence[str],
               on_progress: OnChunks | None = None,
-              known_persons: Sequence[str] = ()) -> EmbeddedBatch:
+              known_persons: Sequence[str] = (), language: str = "en") -> EmbeddedBatch:
         with self._using("embedder"):
-            return self._embed_in_child(texts, raw_texts, on_progress, known_persons)
+            return self._embed_in_child(texts, raw_texts, on_progress, known_persons, language)
 
     def _embed_in_child(self, texts: Sequence[str], raw_texts: Sequence[str],
-                        on_progress: OnChunks | None,
-                        known_persons: Sequence[str] = ()) -> EmbeddedBatch:
+                        on_progress: OnChunks | None, known_persons: Sequence[str] = (),
+                        language: str = "en") -> EmbeddedBatch:
         child = self._child("embedder")
         try:
             future = child.pool.submit(_embed, list(texts), list(raw_texts),
-                                       list(known_persons))
+                                       list(known_persons), language)
             seen = child.reported()[2]
             while True:
                 try:

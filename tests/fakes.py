@@ -62,10 +62,11 @@ class FakeSparse:
         ids = sorted(counts)
         return SparseVec(ids, [float(counts[i]) for i in ids])
 
-    def embed_documents(self, texts: Sequence[str]) -> list[SparseVec]:
+    def embed_documents(self, texts: Sequence[str],
+                        languages: Sequence[str] | None = None) -> list[SparseVec]:
         return [self._vec(t) for t in texts]
 
-    def embed_query(self, text: str) -> SparseVec:
+    def embed_query(self, text: str, languages: Sequence[str] = ("en",)) -> SparseVec:
         v = self._vec(text)
         return SparseVec(v.indices, [1.0] * len(v.indices))
 

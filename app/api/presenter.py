@@ -89,6 +89,8 @@ def evidence_result(answer: SearchAnswer, *, explain: bool) -> EvidenceResult:
         query_time_ms=answer.timings["total"],
         retrieval=RetrievalInfo(alpha=answer.alpha, fusion=answer.fusion,  # type: ignore[arg-type]
                                 calibrated=answer.calibrated,
+                                query_language=answer.query_language,
+                                alpha_reason=answer.alpha_reason,
                                 reranked=answer.reranked,
                                 reranked_count=answer.reranked_count,
                                 status=answer.status,  # type: ignore[arg-type]

@@ -569,6 +569,13 @@ class RetrievalInfo(BaseModel):
     calibrated: bool = Field(False, description="Alpha or fusion, left open by the request, "
                                                 "came from this client's own calibration "
                                                 "(POST /clients/me/calibration; additive)")
+    query_language: str | None = Field(
+        None, description="The query's language where it is sure (en, de, fr, es, it, pt, "
+                          "nl); null: unsure (additive)")
+    alpha_reason: str | None = Field(
+        None, description="Why alpha is not the one asked for or the default: the query is in "
+                          "a language the dense model was not trained on, so its weight falls "
+                          "(EVIDENCE_SEARCH__FOREIGN_DENSE_WEIGHT); null: as asked (additive)")
     reranked: bool
     reranked_count: int
     status: RetrievalStatus = Field(

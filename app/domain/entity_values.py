@@ -14,7 +14,11 @@ them too. Rules stated here:
   crates`` is no amount; ``k``/``thousand``, ``m``/``million``, ``bn``/``billion`` multiply;
 - a date is a day: day, month and year all written (``January 2024`` is no day); numeric dates
   are read day first (``05/01/2024`` is 5 January), except where the second number cannot be
-  a month (``01/15/2024`` is 15 January);
+  a month (``01/15/2024`` is 15 January); a month named in German, French, Spanish, Italian,
+  Portuguese or Dutch (Babel's month names, full and abbreviated) is read as written there,
+  day first: ``1. Juni 2024``, ``1er juin 2024``, ``1 de junio de 2024``, ``3 maart 2024``
+  (``FOREIGN_DATE_SPAN``, in every text: a month name with a day before it and a year after
+  it is a date in any of them);
 - a three-letter currency code counts when written in capitals (``TRY 500`` is Turkish lira,
   ``try 500`` is not money);
 - an account number or transaction reference is folded: case, spaces and ``- _ . / # :``
@@ -65,6 +69,47 @@ DATE_SPAN = re.compile(
     rf"\b(?:\d{{4}}([-/.])\d{{1,2}}\1\d{{1,2}}|\d{{1,2}}[/.]\d{{1,2}}[/.]\d{{4}}"
     rf"|{_DAY}\s+(?:of\s+)?{_MONTH},?\s+\d{{4}}|{_MONTH}\s+{_DAY},?\s+\d{{4}})\b",
     re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def foreign_months() -> dict[str, int]:
+    """{month name, folded, no trailing dot: its number} in the languages besides English
+    (Babel's CLDR names, full and abbreviated, format and stand-alone)."""
+    from babel.dates import get_month_names
+
+    names: dict[str, int] = {}
+    for locale in ("de", "fr", "es", "it", "pt", "nl"):
+        for width in ("wide", "abbreviated"):
+            for context in ("format", "stand-alone"):
+                for number, name in get_month_names(width, context, locale=locale).items():
+                    key = name.casefold().rstrip(".")
+                    if len(key) >= 3:
+                        names.setdefault(key, number)
+    return names
+
+
+@lru_cache(maxsize=1)
+def foreign_date_span() -> re.Pattern[str]:
+    """A day, a month named in another language, a year: ``1. Juni 2024``, ``1er juin
+    2024``, ``1 de junio de 2024``, ``15 mrt. 2024``."""
+    months = "|".join(sorted((re.escape(m) for m in foreign_months()), key=len, reverse=True))
+    return re.compile(rf"\b(\d{{1,2}})(?:\.|er|e|º|°)?\s+(?:de\s+)?({months})\.?"
+                      rf"\s+(?:de\s+)?(\d{{4}})\b", re.IGNORECASE)
+
+
+def foreign_date_key(span: str) -> str | None:
+    """``date:YYYY-MM-DD`` of a date written with another language's month name."""
+    match = foreign_date_span().fullmatch(span.strip())
+    if match is None:
+        return None
+    day, month, year = match.groups()
+    try:
+        day_ = dt.date(int(year), foreign_months()[month.casefold().rstrip(".")], int(day))
+        return f"date:{day_.isoformat()}"
+    except (KeyError, ValueError):
+        return None
+
+
 ID_SPAN = re.compile(r"\b(?:ACCT|ACC|ACCOUNT|TXN|INV|REF|PO)[-#:_ ]?"
                      r"(?:\d{4}(?:[ ]\d{4})+(?:[ ]\d{1,4})?|\d[\d-]{2,})\b", re.IGNORECASE)
 _FOLD = re.compile(r"[\s\-_./#:]+")
@@ -141,6 +186,9 @@ def date_key(span: str) -> str | None:
     (``06/25/2024``); month names are read as written (``1 June 2024``, ``June 1st, 2024``)."""
     from dateutil import parser
 
+    foreign = foreign_date_key(span)
+    if foreign:
+        return foreign
     year_first = YEAR_FIRST.fullmatch(span)
     if year_first:
         year, _, month, day, month8, day8 = year_first.groups()
@@ -245,7 +293,8 @@ def query_entities(query: str, identifiers: bool = True) -> list[tuple[str, str]
 
     found: list[tuple[str, str]] = [(query[i.start:i.end], i.key)
                                     for i in find_identifiers(query)] if identifiers else []
-    for pattern, keyer in ((MONEY_SPAN, money_key), (DATE_SPAN, date_key), (ID_SPAN, id_key)):
+    for pattern, keyer in ((MONEY_SPAN, money_key), (DATE_SPAN, date_key),
+                           (foreign_date_span(), foreign_date_key), (ID_SPAN, id_key)):
         for match in pattern.finditer(query):
             key = keyer(match.group(0))
             if key:

@@ -25,11 +25,15 @@ class DenseEncoder(Protocol):
 
 
 class SparseEncoder(Protocol):
+    """BM25 term frequencies; ``languages`` (ISO 639-1 codes, app/models/languages.py): each
+    text analysed in its own language, a query in each of them (its terms' union)."""
+
     name: str
 
-    def embed_documents(self, texts: Sequence[str]) -> list[SparseVec]: ...
+    def embed_documents(self, texts: Sequence[str],
+                        languages: Sequence[str] | None = None) -> list[SparseVec]: ...
 
-    def embed_query(self, text: str) -> SparseVec: ...
+    def embed_query(self, text: str, languages: Sequence[str] = ("en",)) -> SparseVec: ...
 
 
 class Reranker(Protocol):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,18 +82,50 @@ def _normalised(v: np.ndarray) -> np.ndarray:
 
 
 class FastembedSparse:
-    """fastembed's Qdrant/bm25: term frequencies; IDF is applied by the engine (Modifier.IDF)."""
+    """fastembed's Qdrant/bm25: term frequencies; IDF is applied by the engine (Modifier.IDF).
 
-    def __init__(self, model: Any, name: str) -> None:
+    English is the model as installed (NLTK's stop words, shipped: every English vector stays
+    what it was); another language (issue 52) is the same model with that language's Snowball
+    stemmer and the `stop-words` package's list, made on first use. Term ids are hashes of the
+    stemmed words, one id space for every language."""
+
+    def __init__(self, model: Any, name: str, make: Any = None) -> None:
         self._model, self.name = model, name
+        self._make = make  # language name → a model for it (None: English only)
+        self._models: dict[str, Any] = {"en": model}
+        self._lock = threading.Lock()
 
-    def embed_documents(self, texts: Sequence[str]) -> list[SparseVec]:
-        return [SparseVec([int(i) for i in e.indices], [float(v) for v in e.values])
-                for e in self._model.embed(list(texts), batch_size=256)]
+    def _for(self, language: str) -> Any:
+        from app.domain.languages import LANGUAGES
 
-    def embed_query(self, text: str) -> SparseVec:
-        e = next(iter(self._model.query_embed([text])))
-        return SparseVec([int(i) for i in e.indices], [float(v) for v in e.values])
+        if language not in LANGUAGES or self._make is None:
+            return self._model
+        with self._lock:
+            if language not in self._models:
+                self._models[language] = self._make(LANGUAGES[language])
+            return self._models[language]
+
+    def embed_documents(self, texts: Sequence[str],
+                        languages: Sequence[str] | None = None) -> list[SparseVec]:
+        languages = languages or ["en"] * len(texts)
+        out: list[SparseVec | None] = [None] * len(texts)
+        for language in dict.fromkeys(languages):
+            at = [i for i, lang in enumerate(languages) if lang == language]
+            embedded = self._for(language).embed([texts[i] for i in at], batch_size=256)
+            for i, e in zip(at, embedded, strict=True):
+                out[i] = SparseVec([int(t) for t in e.indices], [float(v) for v in e.values])
+        return [v for v in out if v is not None]
+
+    def embed_query(self, text: str, languages: Sequence[str] = ("en",)) -> SparseVec:
+        """The query's terms in each language (their union, each once: BM25's query weight
+        is 1 a term)."""
+        terms: dict[int, float] = {}
+        for language in dict.fromkeys(languages or ("en",)):
+            e = next(iter(self._for(language).query_embed([text])))
+            for t, v in zip(e.indices, e.values, strict=True):
+                terms.setdefault(int(t), float(v))
+        ids = sorted(terms)
+        return SparseVec(ids, [terms[t] for t in ids])
 
 
 class FastembedReranker:
@@ -151,13 +184,17 @@ def load_models(models_dir: Path, *, batch_size: int = 1, threads: int | None = 
         # fastembed silently turns stopwords off without this file, changing every vector.
         raise ModelsNotInstalled(f"{sparse_path}/english.txt is missing: the BM25 stopword list "
                                  "is required; run `evidence models install` again")
-    if profile.name == "offline":
-        sparse_model = SparseTextEmbedding(manifest.sparse.model,
-                                           specific_model_path=str(sparse_path))
-    else:
-        sparse_model = SparseTextEmbedding(manifest.sparse.model, cache_dir=str(sparse_path),
-                                           local_files_only=True)
-    sparse = FastembedSparse(sparse_model, manifest.sparse.model)
+    where = ({"specific_model_path": str(sparse_path)} if profile.name == "offline"
+             else {"cache_dir": str(sparse_path), "local_files_only": True})
+    sparse_model = SparseTextEmbedding(manifest.sparse.model, **where)
+
+    def in_language(name: str) -> Any:
+        from stop_words import get_stop_words
+
+        return SparseTextEmbedding(manifest.sparse.model, language=name,
+                                   stopwords=set(get_stop_words(name)), **where)
+
+    sparse = FastembedSparse(sparse_model, manifest.sparse.model, in_language)
 
     dense: DenseEncoder | None = None
     dense_error = None

@@ -85,6 +85,17 @@ def lookup(session: Session, *, client_id: str, terms: Sequence[int]
     return chunks, df
 
 
+def languages(session: Session, *, client_id: str, most: int = 4) -> tuple[str, ...]:
+    """The languages of the client's current chunks, most chunks first (at most ``most``),
+    English always among them (chunks indexed before languages were counted are English)."""
+    from app.domain.languages import DEFAULT, LANGUAGE_TERMS, TERM_LANGUAGES
+
+    _n, df = lookup(session, client_id=client_id, terms=list(LANGUAGE_TERMS.values()))
+    held = [TERM_LANGUAGES[t] for t, n in sorted(df.items(), key=lambda kv: (-kv[1], kv[0]))
+            if n > 0 and t in TERM_LANGUAGES]
+    return tuple(dict.fromkeys([DEFAULT, *held]))[:most]
+
+
 def clear(session: Session) -> None:
     """Forget every client's statistics (a re-index counts every version again)."""
     session.execute(delete(TERMS))

@@ -77,6 +77,8 @@ class SearchPlan:
     # the query is nothing but them (app/domain/entity_values.only_entities): the chunks
     # holding one lead the answer
     entity_only: bool = False
+    # the languages the query's BM25 terms are made in: the client's (app/domain/languages)
+    languages: tuple[str, ...] = ("en",)
 
 
 @dataclass
@@ -206,11 +208,14 @@ class SearchEngine:
                                 or version.chunks))
         return rows
 
-    def versions_holding(self, word: str, flt: ChunkFilter) -> tuple[set[tuple[str, str]], bool]:
+    def versions_holding(self, word: str, flt: ChunkFilter,
+                         languages: tuple[str, ...] = ("en",)
+                         ) -> tuple[set[tuple[str, str]], bool]:
         """The versions whose text holds ``word`` as written (folded, whole words): the chunks
-        holding its BM25 terms (a superset), read and checked; False when more chunks held the
-        terms than ``EXCLUSION_DEPTH`` (then only those were checked)."""
-        terms = self.models.sparse.embed_query(word)
+        holding its BM25 terms in any of ``languages`` (a superset), read and checked; False
+        when more chunks held the terms than ``EXCLUSION_DEPTH`` (then only those were
+        checked)."""
+        terms = self.models.sparse.embed_query(word, languages)
         if not terms.indices:
             return set(), True
         hits = self.store.query_sparse(terms, flt, EXCLUSION_DEPTH, fields=(*LANE_FIELDS, TEXT))
@@ -534,7 +539,7 @@ class SearchEngine:
         clock = _Clock(trace)
         sparse_vector = None
         if use_sparse:
-            terms = self.models.sparse.embed_query(plan.query)
+            terms = self.models.sparse.embed_query(plan.query, plan.languages)
             sparse_vector = weigh_query(terms, plan.corpus(terms.indices))
 
         floors = self._floors(plan.fusion)

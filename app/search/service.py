@@ -102,6 +102,8 @@ class SearchAnswer:
     query_syntax: dict[str, Any] | None = None
     autocut: dict[str, int] | None = None  # with autocut: jumps, kept, of
     calibrated: bool = False  # alpha or fusion came from the client's own calibration
+    query_language: str | None = None  # where lingua is sure (app/models/languages.py)
+    alpha_reason: str | None = None  # why alpha is not what was asked (a foreign query)
 
     @property
     def status(self) -> str:
@@ -169,5 +171,6 @@ def _answer(s: Searching, total_ms: float) -> SearchAnswer:
         degradations=outcome.trace.degradations if outcome is not None else [],
         diagnoses=s.diagnoses, failures=outcome.trace.failures if outcome is not None else [],
         facets=s.facets, query_syntax=s.syntax_report, autocut=s.cut, calibrated=s.calibrated,
+        query_language=s.query_language, alpha_reason=s.alpha_reason,
         searched=sorted({lane.lane for lane in lanes}, key=LANE_ORDER.index)
         + (["metadata"] if s.wants_metadata else []))

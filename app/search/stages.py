@@ -23,6 +23,7 @@ from app.documents.version_changes import ChangedPassage
 from app.domain.access import Access
 from app.domain.entity_values import only_entities, query_entity_keys
 from app.domain.errors import BadRequest, Conflict
+from app.domain.languages import DENSE_LANGUAGES
 from app.registry import bm25_stats, discovery
 from app.registry import documents as docs_registry
 from app.registry import judgments as judgments_registry
@@ -80,6 +81,9 @@ class Searching:
     parsed: ParsedQuery = ParsedQuery("")
     facet_keys: tuple[str, ...] = ()
     # plan
+    languages: tuple[str, ...] = ("en",)  # the client's (the query's BM25 terms in each)
+    query_language: str | None = None  # where lingua is sure (app/models/languages.py)
+    alpha_reason: str | None = None  # why alpha is not what was asked (a foreign query)
     filter: ChunkFilter | None = None
     applied: Mapping[str, list] = field(default_factory=dict)
     alpha: float = 0.0
@@ -199,6 +203,14 @@ def _plan(s: Searching) -> Searching:
     alpha = q.alpha if q.alpha is not None else (
         own.alpha if own is not None else s.default_alpha)
     fusion = q.fusion or (own.fusion if own is not None else s.engine.settings.fusion)
+    languages, query_language, alpha_reason = ("en",), None, None
+    if s.wants_content:
+        languages = bm25_stats.languages(session, client_id=s.client_id)
+        if alpha > 0:
+            query_language = query_language_of(s.words)
+            alpha, alpha_reason = dense_weight_for_language(
+                alpha, query_language, s.engine.settings.foreign_dense_weight,
+                asked=q.alpha is not None)
     entity_keys = (tuple(query_entity_keys(s.words))
                    if s.engine.settings.entity_weight > 0 else ())
     entity_only = bool(entity_keys) and only_entities(s.words)
@@ -207,8 +219,10 @@ def _plan(s: Searching) -> Searching:
         limit=max(s.window, AUTOCUT_SPAN) if q.autocut else s.window, filter=flt,
         corpus=client_corpus(session, s.client_id, s.engine.bm25_prior),
         fusion=fusion, entity_keys=entity_keys,
-        entity_only=entity_only) if s.wants_content else None
+        entity_only=entity_only, languages=languages) if s.wants_content else None
     return replace(s, filter=flt, applied=applied, alpha=alpha, fusion=fusion,
+                   languages=languages, query_language=query_language,
+                   alpha_reason=alpha_reason,
                    calibrated=own is not None, entity_keys=entity_keys, plan=plan)
 
 
@@ -255,7 +269,7 @@ def _syntax(s: Searching) -> Searching:
     excluded: set[VersionKey] = set()
     complete = True
     for word in parsed.exclusions:
-        holding, whole = engine.versions_holding(word, s.filter)
+        holding, whole = engine.versions_holding(word, s.filter, s.languages)
         excluded |= holding
         complete = complete and whole
     keys_before = set(s.by_content()) | set(s.by_metadata())
@@ -490,6 +504,25 @@ STAGES: tuple[Stage, ...] = (
     Stage("diagnose", _diagnose, lambda s: bool(s.query.diagnose)),
     Stage("facets", _facets, lambda s: bool(s.facet_keys)),
 )
+
+
+def query_language_of(words: str) -> str | None:
+    from app.models.languages import query_language
+
+    return query_language(words)
+
+
+def dense_weight_for_language(alpha: float, language: str | None, factor: float, *,
+                              asked: bool) -> tuple[float, str | None]:
+    """Alpha for a query the dense model was not trained on (issue 52): its weight times
+    ``factor`` (EVIDENCE_SEARCH__FOREIGN_DENSE_WEIGHT, chosen by cross-validation:
+    docs/BENCHMARKS.md) where the request left alpha open; an alpha the request named is
+    the caller's. (alpha, the reason it changed, or None)."""
+    if asked or language is None or language in DENSE_LANGUAGES or factor >= 1.0:
+        return alpha, None
+    lowered = round(alpha * factor, 4)
+    return lowered, (f"the query is in {language}, which the dense model was not trained on: "
+                     f"its weight {alpha:g} × {factor:g} = {lowered:g}")
 
 
 def is_browse(query: str) -> bool:

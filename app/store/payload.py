@@ -32,6 +32,7 @@ ENTITY_KEYS = "entity_keys"
 # The chunk's sentences (app/domain/sentences.py) as flat [start, end, …] offsets into its text,
 # found once at ingestion: its sentence vectors, snippets and changes read the same ones
 SENTENCE_SPANS = "sentence_spans"
+LANGUAGE = "language"  # the chunk's (app/models/languages.py): absent on chunks before it, English
 
 
 def chunk_location(payload: dict[str, Any]) -> dict[str, Any] | None:
@@ -86,7 +87,7 @@ def chunk_payload(*, client_id: str, document_id: str, version_id: str, chunk_in
                   meta: dict, meta_bool: dict, rows: bool = False,
                   sheet: str | None = None, entity_keys: Sequence[str] = (),
                   sentence_spans: Sequence[int] | None = None,
-                  access: Sequence[str] = ()) -> dict[str, Any]:
+                  access: Sequence[str] = (), language: str = "en") -> dict[str, Any]:
     """A chunk's payload, written hidden: publication flips ``visibility`` (and writes the
     document's ``access`` groups again, as they are then)."""
     table = {ROWS: True, SHEET: sheet} if rows else {}
@@ -98,7 +99,7 @@ def chunk_payload(*, client_id: str, document_id: str, version_id: str, chunk_in
         TITLE: title, HEADING_PATH: list(heading_path), PAGE: page, LINE_START: line_start,
         LINE_END: line_end, CHAR_START: char_start, CHAR_END: char_end, KIND: kind,
         SOURCE: source or "", ENTITIES: entities, VISIBILITY: HIDDEN, META: meta,
-        META_BOOL: meta_bool, ACCESS: list(access),
+        META_BOOL: meta_bool, ACCESS: list(access), LANGUAGE: language,
     }
 
 

@@ -58,7 +58,8 @@ def test_answer_has_exactly_the_contract_shape(svc: Service) -> None:
     assert meta["query"] == "budget report" and meta["scope"] == "content"
     assert meta["retrieval"] == {"alpha": 0.5, "fusion": "rank", "calibrated": False,
                                  "reranked": False, "reranked_count": 0, "status": "complete",
-                                 "lanes": ["dense", "sparse"], "failures": []}
+                                 "lanes": ["dense", "sparse"], "failures": [],
+                                 "query_language": "en", "alpha_reason": None}
     assert meta["warnings"] == []  # a complete answer says nothing
     # every stage that ran (app/search/stages.STAGES), the lanes by their own steps
     assert set(meta["timings"]) == {"parse", "plan", "embed", "dense", "sparse", "entity", "fuse",

@@ -42,11 +42,12 @@ def count_embeddings(svc: Service, monkeypatch: pytest.MonkeyPatch,
     embedder = svc.worker.deps.processor
     real = embedder.embed
 
-    def counted(texts: Any, raw: Any, on_progress: Any = None, known_persons: Any = ()) -> Any:
+    def counted(texts: Any, raw: Any, on_progress: Any = None, known_persons: Any = (),
+                language: str = "en") -> Any:
         calls.append(len(texts))
         if die_on_call is not None and len(calls) == die_on_call:
             raise Interrupted
-        return real(texts, raw, on_progress, known_persons)
+        return real(texts, raw, on_progress, known_persons, language)
 
     monkeypatch.setattr(embedder, "embed", counted)
     return calls
