@@ -21,6 +21,8 @@ ENGLISH = ("Either party may terminate the residential lease with three months' 
     ("Le préavis de résiliation du bail est de trois mois, notifié par écrit.", "fr"),
     ("El plazo de preaviso del contrato de arrendamiento es de tres meses.", "es"),
     ("12345 67890 0.5 1.25 %", "en"),  # nothing to tell by: English, what the models cover
+    ("Contact: Daniel Okafor · IBAN: DE89370400440532013000 · Debit (EUR): 48500", "en"),
+    ("Kündigung zum Quartalsende wegen Eigenbedarfs.", "en"),  # under 12 words: too few
     ("", "en"),
 ])
 def test_a_documents_language(text: str, language: str) -> None:

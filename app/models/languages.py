@@ -6,8 +6,10 @@ English, German, French, Spanish, Italian, Portuguese, Dutch.
 Rules, stated once:
 
 - a **document** is in the language lingua is most confident of over its first 20,000
-  characters, where that confidence is at least 0.5; else English (what every model here
-  covers), so a table of numbers or a page of codes stays English;
+  characters, where that confidence is at least 0.5 and the text holds 12 words or more;
+  else English (what every model here covers), so a table of numbers, a page of codes or a
+  one-line ledger entry ("Contact: Daniel Okafor · IBAN: … · Debit (EUR): 48500") stays
+  English;
 - a **chunk** keeps its document's language unless it is long enough to tell (12 words or
   more) and lingua is sure it is another (≥ 0.9 for it, ≤ 0.05 for the document's): a German
   annex in an English contract is German, a sentence of Latin names in an English abstract
@@ -25,6 +27,7 @@ the trigrams, English 0.76 (unsure) to the full models.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 from functools import lru_cache
@@ -38,6 +41,7 @@ CHUNK_WORDS = 12
 CHUNK_CONFIDENCE = 0.9
 CHUNK_DOCUMENT_CEILING = 0.05
 QUERY_CONFIDENCE = 0.9
+WORD = re.compile(r"[^\W\d_]{2,}")  # a word of letters (numbers, codes and marks are not)
 _lock = threading.Lock()
 
 
@@ -63,6 +67,8 @@ def confidences(text: str, *, low_accuracy: bool = True) -> dict[str, float]:
 
 def document_language(text: str) -> str:
     """The document's language by the module's rule."""
+    if len(WORD.findall(text[:DOCUMENT_CHARS])) < CHUNK_WORDS:
+        return DEFAULT
     found = confidences(text[:DOCUMENT_CHARS])
     if not found:
         return DEFAULT
@@ -75,7 +81,7 @@ def chunk_languages(texts: Sequence[str], document: str) -> list[str]:
     out = []
     for text in texts:
         language = document
-        if len(text.split()) >= CHUNK_WORDS:
+        if len(WORD.findall(text)) >= CHUNK_WORDS:
             found = confidences(text)
             best = max(found, key=found.__getitem__) if found else document
             if (best != document and found[best] >= CHUNK_CONFIDENCE
