@@ -210,9 +210,9 @@ def test_a_server_that_is_not_there_is_one_line_naming_the_url(narrow: CliRunner
                  ["jobs", "show", "j"]):
         result = narrow.invoke(cli.app, [*args, "--server", url, "--api-key", "k"])
         assert result.exit_code == 1, (args, result.output)
-        assert " ".join(result.output.split()) == (  # one message, wrapped at 80 columns
+        assert result.output == (  # one line, never hard-wrapped (issue 53)
             f"error: SERVER_UNREACHABLE: cannot reach the server at {url}: start it with "
-            "`evidence serve`, or pass --server with its URL"), result.output
+            "`evidence serve`, or pass --server with its URL\n"), result.output
 
 
 def test_a_missing_or_refused_key_names_the_option_and_the_variable(
@@ -579,10 +579,10 @@ def test_a_bad_setting_is_one_message_naming_it_and_its_value(
     get_settings.cache_clear()
     with pytest.raises(SystemExit) as ended:
         cli.main()
-    said = " ".join(capsys.readouterr().err.split())
+    said = capsys.readouterr().err
     assert ended.value.code == 1
     assert said == ("error: invalid setting: EVIDENCE_SEARCH__RRF_K='abc': Input should be a "
-                    "valid integer")
+                    "valid integer\n")  # one line, never hard-wrapped at 80 (issue 53)
 
 
 def test_a_running_server_is_found_on_any_port_and_a_stale_record_ignored(

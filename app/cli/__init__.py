@@ -80,9 +80,9 @@ def main() -> None:
 
         said = setting_errors(exc)
         if said is not None:  # a bad setting: one line naming it and its value
-            common.err.print(f"[red]error:[/red] {escape(said)}")
+            common.err.print(f"[red]error:[/red] {escape(said)}", soft_wrap=True)
             raise SystemExit(1) from None
         common.err.print(f"[red]error:[/red] {type(exc).__name__}: {escape(str(exc))[:500]} "
-                         "(EVIDENCE_DEBUG=1 shows where)")
+                         "(EVIDENCE_DEBUG=1 shows where)", soft_wrap=True)
         raise SystemExit(1) from None
 

@@ -58,7 +58,9 @@ def _logging() -> None:
 
 
 def _fail(message: str, code: int = 1) -> None:
-    err.print(f"[red]error:[/red] {message}")
+    """An error as one line, never hard-wrapped (the terminal wraps it; a pipe or a log keeps
+    it whole for grep)."""
+    err.print(f"[red]error:[/red] {message}", soft_wrap=True)
     raise typer.Exit(code)
 
 
