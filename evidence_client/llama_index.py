@@ -19,8 +19,9 @@ from evidence_client.client import EvidenceClient
 
 class EvidenceRetriever(BaseRetriever):
     """``k`` nodes per query, one per cited chunk, best first (id: its chunk id), with the
-    same metadata as the LangChain retriever; the score is the fused score when ``explain``
-    is among the search fields, else None. Constructed as the LangChain one is —
+    same metadata as the LangChain retriever; the score is the row's fused score (the search
+    is asked with ``explain``, so LlamaIndex's postprocessors that cut by score have one; an
+    ``explain=False`` among the search fields leaves it None). Constructed as the LangChain one is —
     ``EvidenceRetriever(client=…, k=4, search={"scope": "content"})`` (search fields as keyword
     arguments work too)."""
 
@@ -32,7 +33,7 @@ class EvidenceRetriever(BaseRetriever):
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         answer = self.client.search(query_bundle.query_str,
-                                    **{"limit": self.k, **self.search_fields})
+                                    **{"limit": self.k, "explain": True, **self.search_fields})
         return [NodeWithScore(node=TextNode(id_=p.metadata["chunk_id"], text=p.text,
                                             metadata=p.metadata), score=p.score)
                 for p in passages(answer)][:self.k]

@@ -12,6 +12,7 @@ outside the fences, where an agent can quote them.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Literal
 
 from mcp.server.mcpserver import MCPServer
@@ -127,7 +128,12 @@ def build_server(client: AsyncEvidenceClient) -> MCPServer:
         except EvidenceError as exc:
             raise ToolError(f"{exc.code}: {one_line(exc.message, limit=1000)}") from None
 
-    @server.tool()
+    def tool(fn: Any) -> Any:
+        """A tool described by its docstring without the indentation Python keeps in it
+        (the SDK passes the raw docstring: each line's leading spaces went to the model)."""
+        return server.tool(description=inspect.cleandoc(fn.__doc__ or ""))(fn)
+
+    @tool
     async def search(query: str, scope: Literal["content", "metadata", "both"] = "content",
                      alpha: float | None = None, filters: dict[str, Any] | None = None,
                      versions: Literal["current", "all"] = "current",
@@ -152,13 +158,13 @@ def build_server(client: AsyncEvidenceClient) -> MCPServer:
                 fields[name] = value
         return search_text(await call(client.search(query, **fields)), query)
 
-    @server.tool()
+    @tool
     async def get_document(document_id: str) -> str:
         """One document: its kind, title and every version with its state (published,
         superseded, failed with the reason). document_id as search results name it."""
         return document_text(await call(client.document(document_id)))
 
-    @server.tool()
+    @tool
     async def list_documents(limit: int = 20, offset: int = 0,
                              state: str | None = None) -> str:
         """This organisation's documents, newest first: document_id, kind, title, state.
@@ -168,7 +174,7 @@ def build_server(client: AsyncEvidenceClient) -> MCPServer:
                                            sort="created_at", order="desc"))
         return documents_text(page)
 
-    @server.tool()
+    @tool
     async def why_not(query: str, document_ids: list[str]) -> str:
         """Why the named documents were or were not found for this query: per lane, the best
         chunk's rank and score against the floor, filters, versions. Up to 10 ids."""

@@ -70,6 +70,7 @@ async def _exercise(target) -> dict:  # type: ignore[no-untyped-def]
                   await client.call_tool("why_not", {"query": "Falcon html",
                                                      "document_ids": ["falcon"]})]
     return {"cut": cut, "amount": amount, "falcon": falcon, "tools": {t.name for t in tools.tools},
+            "descriptions": [t.description or "" for t in tools.tools],
             "search": found,
             "document": document,
             "listed": listed, "why": why, "missing": missing}
@@ -81,6 +82,9 @@ def _text(result) -> str:  # type: ignore[no-untyped-def]
 
 def _check(got: dict) -> None:
     assert got["tools"] == TOOLS
+    # issue 53: no line of a description starts with the docstring's indentation
+    assert all(not line.startswith(" ") for d in got["descriptions"] for line in d.splitlines())
+    assert all("  " not in d for d in got["descriptions"]), got["descriptions"]
     text = _text(got["search"])
     assert not got["search"].is_error and UNTRUSTED in text
     assert "document_id: handbook  version_id: v1" in text and "chunk_id: handbook:v1:0" in text
