@@ -39,10 +39,19 @@ class ExportManifest:
     sentence_vectors: bool = False
 
 
+def _owner_only(path: str, flags: int) -> int:
+    """``open``'s opener: a file the owner alone may read, from its first byte (an export
+    holds every chunk's text; the README promises it owner-only, whatever the umask)."""
+    fd = os.open(path, flags, 0o600)
+    os.fchmod(fd, 0o600)  # a file an older export left keeps its mode otherwise
+    return fd
+
+
 def _write_json(path: Path, value: dict[str, Any]) -> None:
     """Written whole or not at all (a crash mid-write leaves the previous state)."""
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(value, indent=2))
+    with open(tmp, "w", opener=_owner_only) as fh:
+        fh.write(json.dumps(value, indent=2))
     os.replace(tmp, path)
 
 
@@ -55,6 +64,7 @@ def export_points(store: VectorStore, folder: Path, *, dense_model: str, dense_d
                   ) -> ExportManifest:
     """Every point of ``store`` into ``folder``, continuing an unfinished export there."""
     folder.mkdir(parents=True, exist_ok=True)
+    folder.chmod(0o700)  # the export's folder: its owner's alone
     path = folder / MANIFEST
     if path.exists():
         manifest = ExportManifest(**json.loads(path.read_text()))
@@ -66,7 +76,8 @@ def export_points(store: VectorStore, folder: Path, *, dense_model: str, dense_d
     while True:
         points, following = store.export_points(manifest.next_offset, batch)
         if points:
-            with gzip.open(_batch_path(folder, manifest.batches + 1), "wt") as fh:
+            with open(_batch_path(folder, manifest.batches + 1), "wb", opener=_owner_only
+                      ) as raw, gzip.open(raw, "wt") as fh:
                 for p in points:
                     row = {"id": p.id, "dense": p.dense,
                            "sparse": [p.sparse.indices, p.sparse.values], "payload": p.payload}

@@ -4,6 +4,8 @@ same before and after."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -41,8 +43,16 @@ class _Interrupted(Exception):
     pass
 
 
+@pytest.fixture
+def shell_umask() -> Iterator[None]:
+    """A user's shell umask (0022): the export must not rely on the server's 0077."""
+    previous = os.umask(0o022)
+    yield
+    os.umask(previous)
+
+
 def test_an_index_and_its_registry_move_to_a_server_and_answer_the_same(
-        tmp_path: Path, db_url: str) -> None:
+        tmp_path: Path, db_url: str, shell_umask: None) -> None:
     models = fake_models()
     dump = tmp_path / "dump"
     from tests.conftest import make_settings
@@ -70,6 +80,9 @@ def test_an_index_and_its_registry_move_to_a_server_and_answer_the_same(
                              dense_dim=384, batch=2)
         assert (done.points, done.complete) == (total, True)
         assert done.batches == len(list(dump.glob("points-*.jsonl.gz"))) == -(-total // 2)
+        # issue 53: the whole corpus, its owner's alone — whatever the umask (0022 here)
+        assert dump.stat().st_mode & 0o777 == 0o700
+        assert {f.stat().st_mode & 0o777 for f in dump.iterdir()} == {0o600}
         source_url = svc.runtime.settings.database.url
 
     server = ServerStore(url=f"path:{tmp_path / 'server'}", api_key=None,
