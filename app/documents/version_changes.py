@@ -28,6 +28,28 @@ def published_versions(session: Session, document: Document) -> list[DocumentVer
             if v.state in ("published", "superseded")]
 
 
+def not_published(session: Session, document: Document, version_id: str | None) -> NotFound:
+    """404 VERSION_NOT_FOUND saying what there is instead: a version asked for that exists
+    but is not published (queued, indexing, failed), or — none named and none published yet —
+    the latest version's state (a first upload still queued said "no published version ''")."""
+    versions = docs_registry.versions_of(session, document_pk=document.id)
+    named = next((v for v in versions if v.version_id == version_id), None) if version_id \
+        else (versions[-1] if versions else None)
+    if named is None:
+        return NotFound(f"{document.document_id} has no version {version_id!r}",
+                        code="VERSION_NOT_FOUND", details={"version_id": version_id})
+    state = named.state
+    said = {"queued": "is queued to be indexed", "indexing": "is being indexed",
+            "failed": "failed to index"}.get(state, f"is {state}")
+    lead = (f"{document.document_id} has no published version yet: {named.version_id} {said}"
+            if not version_id else f"{document.document_id} {named.version_id} {said}, "
+            "so it has no changes to show")
+    return NotFound(lead + ("; GET /jobs/{job_id} (or `evidence jobs show`) follows it"
+                            if state in ("queued", "indexing") else ""),
+                    code="VERSION_NOT_FOUND",
+                    details={"version_id": named.version_id, "state": state})
+
+
 def version_changes(session: Session, store: VectorStore, document: Document, *,
                     from_version: str | None, to_version: str | None
                     ) -> tuple[str | None, str, list[dict[str, Any]], bool]:
@@ -38,8 +60,7 @@ def version_changes(session: Session, store: VectorStore, document: Document, *,
     to_id = to_version or document.current_version_id or ""
     if to_id not in by_id or (from_version is not None and from_version not in by_id):
         missing = to_id if to_id not in by_id else from_version
-        raise NotFound(f"{document.document_id} has no published version {missing!r}",
-                       code="VERSION_NOT_FOUND", details={"version_id": missing})
+        raise not_published(session, document, missing)
     earlier = [v for v in kept if v.id < by_id[to_id].id]
     from_id = from_version or (earlier[-1].version_id if earlier else None)
     key = tuple((v.id, v.created_at.isoformat()) if v else None

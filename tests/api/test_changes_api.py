@@ -129,3 +129,18 @@ def test_without_changed_only_items_carry_no_change(svc: Service) -> None:
     r = svc.search(query="annual fee", alpha=0.0).json()
     assert r["results"] and all(item["change"] is None for row in r["results"]
                                 for item in row["content_evidence"]["items"])
+
+
+def test_a_version_still_queued_is_said_to_be_queued(svc: Service) -> None:
+    """Issue 53: a first upload still queued answered "has no published version ''"."""
+    r = svc.upload("pending.md", "# Pending\n\nNot indexed yet.", document_id="pending")
+    assert r.status_code == 202
+    got = _changes(svc, "pending")
+    assert got.status_code == 404
+    error = got.json()["error"]
+    assert error["code"] == "VERSION_NOT_FOUND"
+    assert error["message"].startswith("pending has no published version yet: v1 is queued")
+    assert "''" not in error["message"] and error["details"]["state"] == "queued"
+    named = _changes(svc, "pending", to="v1").json()["error"]
+    assert named["message"].startswith("pending v1 is queued to be indexed")
+    svc.worker.drain()
