@@ -166,7 +166,7 @@ def test_search_documents_and_jobs_through_a_server_at_80_columns(
     assert code == 0, out
     _lines_fit(out)
     lines = out.splitlines()
-    assert lines[0] == "3 document(s)"
+    assert lines[0] == "3 documents"
     assert re.fullmatch(r"broken\.pdf  failed  pdf · 1 version · 0 chunks · "
                         r"\d{4}-\d\d-\d\d \d\d:\d\d", lines[1])  # the date whole, on the line
     assert lines[2] == "    broken.pdf · wiki"
@@ -908,3 +908,19 @@ def test_sync_watch_syncs_again_when_the_folder_changes(
     code, said = outcome["said"]  # type: ignore[misc]
     said = " ".join(said.split())  # type: ignore[attr-defined]
     assert code == 0 and "new 1" in said and said.count("last sync") == 2, said
+
+
+@pytest.mark.parametrize("total, group, said", [
+    (1, "persons", "1 person"), (2, "persons", "2 persons"),
+    (1, "dates_times", "1 date or time"), (3, "phone_numbers", "3 phone numbers"),
+    (0, "organizations", "0 organizations")])
+def test_an_entity_count_reads_as_english(total: int, group: str, said: str) -> None:
+    """Issue 53: "1 persons"."""
+    from app.cli.document_views import print_entities
+
+    console = Console(width=WIDTH, record=True, highlight=False)
+    items = [{"value": f"v{i}", "documents": 1, "mentions": 1, "spellings": [f"v{i}"]}
+             for i in range(total)]
+    print_entities(console, {"group": group, "total": total, "items": items,
+                             "next_cursor": None})
+    assert console.export_text().splitlines()[0] == said

@@ -99,7 +99,7 @@ def _state(state: str) -> Text:
 def print_documents(console: Console, listing: dict[str, Any]) -> None:
     docs = listing["documents"]
     first = listing["offset"] + 1
-    console.print(Text(f"{listing['total']} document(s)"
+    console.print(Text(_plural(listing["total"], "document")
                        + (f", showing {first}–{first + len(docs) - 1}" if docs and (
                            listing["offset"] or len(docs) < listing["total"]) else ""),
                        style="bold"))
@@ -131,6 +131,21 @@ def _code(answer: dict[str, Any]) -> str:
 
 def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+# an entity group's one member, for "1 person" (the groups' names are plural)
+ENTITY_SINGULAR = {"persons": "person", "organizations": "organization",
+                   "dates_times": "date or time", "locations": "location",
+                   "monetary_amounts": "monetary amount", "account_numbers": "account number",
+                   "transaction_references": "transaction reference",
+                   "account_types": "account type", "email_addresses": "e-mail address",
+                   "phone_numbers": "phone number"}
+
+
+def entity_count(n: int, group: str) -> str:
+    """``1 person``, ``2 persons``, ``1 date or time``, ``3 dates times``."""
+    return f"{n:,} " + (ENTITY_SINGULAR.get(group, group) if n == 1
+                        else group.replace("_", " "))
 
 
 def _fields(rows: list[tuple[Any, Any]], label_width: int = 8) -> Table:
@@ -215,7 +230,7 @@ def entity_documents(settings: Settings, api_key: str | None, server: str | None
 
 def print_entities(console: Console, listing: dict[str, Any]) -> None:
     items = listing["items"]
-    console.print(Text(f"{listing['total']} {listing['group'].replace('_', ' ')}"
+    console.print(Text(entity_count(listing["total"], listing["group"])
                        + (f", showing {len(items)}" if len(items) < listing["total"] else ""),
                        style="bold"))
     for item in items:
