@@ -345,7 +345,7 @@ def test_entities_and_the_documents_naming_one_through_the_cli(
     code, out = _run(narrow, server, "entities", "account_numbers")
     assert code == 0, out
     _lines_fit(out)
-    assert "1 account numbers" in out
+    assert "1 account number" in out
     assert "DE89 3704 0044 0532 0130 00  2 documents · 2 mentions" in out
     code, out = _run(narrow, server, "entities", "account_numbers", "de89370400440532013000")
     assert code == 0, out
