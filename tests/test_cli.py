@@ -219,3 +219,29 @@ def test_the_operators_changes_and_searches_are_in_the_clients_audit_trail(env: 
     assert "search" in shown and "termination notice" in shown
     assert json.loads(runner.invoke(app, ["audit", "--json", "--api-key", other]).output
                       )["events"] == []
+
+
+def test_search_takes_changed_only_and_collapse(env: Path) -> None:
+    """Issue 53: `evidence search` had neither --changed-only nor --collapse."""
+    folder = env / "docs"
+    folder.mkdir()
+    (folder / "policy.md").write_text("# Policy\n\nThe notice period is thirty days.\n\n"
+                                      "Travel is reimbursed monthly.\n")
+    (folder / "copy-a.md").write_text("# Rota\n\nThe spring holiday rota is fixed.\n")
+    (folder / "copy-b.md").write_text("# Rota\n\nThe spring holiday rota is fixed.\n")
+    runner = CliRunner()
+    assert runner.invoke(app, ["ingest", str(folder)]).exit_code == 0
+    (folder / "policy.md").write_text("# Policy\n\nThe notice period is sixty days.\n\n"
+                                      "Travel is reimbursed monthly.\n")
+    assert runner.invoke(app, ["ingest", str(folder)]).exit_code == 0
+    changed = runner.invoke(app, ["search", "notice period", "--changed-only", "--json"])
+    assert changed.exit_code == 0, changed.output
+    [row] = json.loads(changed.output)["results"]
+    assert row["document_version"]["version_id"] == "v2"
+    assert {i["change"] for i in row["content_evidence"]["items"]} == {"changed"}
+    both = runner.invoke(app, ["search", "spring holiday rota", "--alpha", "0", "--json"])
+    assert len(json.loads(both.output)["results"]) == 2
+    one = runner.invoke(app, ["search", "spring holiday rota", "--alpha", "0",
+                              "--collapse", "duplicates", "--json"])
+    assert one.exit_code == 0, one.output
+    assert len(json.loads(one.output)["results"]) == 1

@@ -64,6 +64,12 @@ def search(
         "--syntax/--plain",
         help='read "a phrase" and -word in the query (--plain: every character a word)')]
     = True,
+    changed_only: Annotated[bool, typer.Option(
+        "--changed-only", help="only passages added or changed since each version's "
+                               "predecessor")] = False,
+    collapse: Annotated[str, typer.Option(
+        help="none, thread (one row per e-mail thread) or duplicates (one per exact "
+             "duplicate group)")] = "none",
     sort: Annotated[str | None, typer.Option(
         help='a listing\'s order (query "" or "*"): date, updated_at or document_id')] = None,
     batch: Annotated[Path | None, typer.Option(
@@ -106,7 +112,9 @@ def search(
                 **({"facets": facets} if facets else {}),
                 **({"alpha": alpha} if alpha is not None else {}),
                 **({"as_of": as_of} if as_of else {}),
-                **({"sort": sort} if sort else {})}
+                **({"sort": sort} if sort else {}),
+                **({"changed_only": True} if changed_only else {}),
+                **({"collapse": collapse} if collapse != "none" else {})}
         running = server or running_server(settings)
         if running:
             return search_via_server(settings, body, api_key, running)
