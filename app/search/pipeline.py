@@ -602,6 +602,11 @@ class SearchEngine:
                 f"the total is a lower bound: a lane reached the candidate ceiling "
                 f"({self.settings.candidate_ceiling} chunks) with more eligible; narrow the "
                 "search with filters to count them all")
+        elif lower_bound:  # a lower bound is always said (issue 53): the page filled early
+            trace.warnings.append(
+                f"the total is a lower bound: the lanes stopped at {depth} chunks each once "
+                "the page was full, with more eligible; a later page (a larger offset) "
+                "looks deeper and counts more, never fewer")
         trace.lanes = lanes
         trace.timings = {k: trace.timings.get(k, 0.0) for k in STEPS}
         trace.timings["total"] = round((time.perf_counter() - started) * 1000, 3)
