@@ -93,7 +93,10 @@ def claim_next(session: Session, *, worker_id: str, lease_s: float,
             update(IngestionJob).where(IngestionJob.id == job_id, guard).values(
                 status="running", attempts=attempt, crashes=crashes + crashed,
                 worker_id=worker_id, lease_expires_at=now + timedelta(seconds=lease_s),
-                started_at=now, error=None)
+                started_at=now, error=None,
+                # said from the claim on (issue 53: null for the first ~30 s of a long
+                # extraction); pages as they are read, then chunks as they are embedded
+                stage={"name": "extracting", "unit": "pages", "done": 0, "total": 0})
         ).rowcount
         if won == 1:
             job = session.get(IngestionJob, job_id)

@@ -408,3 +408,24 @@ def test_a_running_job_shows_its_stage_in_chunks(svc: Service) -> None:
     assert seen[-1][2] == pytest.approx(0.1 + 0.85 * total / total)
     done = svc.http.get(f"/jobs/{body['job_id']}", headers=svc.auth()).json()
     assert (done["status"], done["stage"], done["progress"]) == ("succeeded", None, 1.0)
+
+
+def test_a_claimed_job_says_it_is_extracting_from_the_first_moment(svc: Service) -> None:
+    """Issue 53: a job's stage was null for the first ~30 s (until a page was read)."""
+    from app.registry import jobs as jobs_registry
+
+    body = svc.upload("stage-zero.md", "# Stage\n\nA short note.").json()
+    with svc.runtime.sessions() as s:
+        claimed = jobs_registry.claim_next(s, worker_id="looker", lease_s=30)
+        s.commit()
+    assert claimed is not None and claimed.job_id == body["job_id"]
+    job = svc.http.get(f"/jobs/{body['job_id']}", headers=svc.auth()).json()
+    assert job["status"] == "running"
+    assert job["stage"] == {"name": "extracting", "unit": "pages", "done": 0, "total": 0}
+    with svc.runtime.sessions() as s:  # give it back for the worker
+        from app.registry.tables import IngestionJob
+
+        row = s.get(IngestionJob, body["job_id"])
+        row.status, row.worker_id, row.lease_expires_at = "queued", None, None
+        s.commit()
+    svc.worker.drain()
