@@ -245,3 +245,23 @@ def test_search_takes_changed_only_and_collapse(env: Path) -> None:
                               "--collapse", "duplicates", "--json"])
     assert one.exit_code == 0, one.output
     assert len(json.loads(one.output)["results"]) == 1
+
+
+def test_an_older_folder_ingested_again_says_it_reverts(env: Path) -> None:
+    """Issue 53: an older copy of a folder republished its old bytes as a new version
+    without a word."""
+    folder = env / "docs"
+    folder.mkdir()
+    runner = CliRunner()
+    old = "# Policy\n\nThe notice period is thirty days.\n"
+    (folder / "policy.md").write_text(old)
+    assert runner.invoke(app, ["ingest", str(folder)]).exit_code == 0
+    (folder / "policy.md").write_text("# Policy\n\nThe notice period is sixty days.\n")
+    first = runner.invoke(app, ["ingest", str(folder)])
+    assert "reverted" not in first.output
+    (folder / "policy.md").write_text(old)  # the old copy comes back
+    again = runner.invoke(app, ["ingest", str(folder)])
+    assert again.exit_code == 0, again.output
+    said = " ".join(again.output.split())
+    assert "reverted 1: an earlier version's bytes are current again" in said
+    assert "policy.md: v3 brings back v1's bytes" in said

@@ -663,6 +663,10 @@ class UploadAccepted(BaseModel):
     job_id: str
     status: JobStatus
     deduplicated: bool = False
+    reverts_to: str | None = Field(
+        None, description="The earlier version whose bytes this new version repeats: the "
+                          "upload brings an older text back (a revert); null: it does not "
+                          "(additive)")
 
 
 class VersionOut(BaseModel):

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 def _summary() -> dict[str, Any]:
-    return {"published": 0, "failed": 0, "unchanged": 0, "errors": []}
+    return {"published": 0, "failed": 0, "unchanged": 0, "errors": [], "reverted": []}
 
 
 def ingest_in_process(settings: Settings, files: list[Path], root: Path, source: str | None,
@@ -57,6 +57,10 @@ def ingest_in_process(settings: Settings, files: list[Path], root: Path, source:
                         summary["unchanged"] += 1
                     else:
                         job_ids[upload.job.id] = str(path)
+                    if upload.reverts_to:
+                        summary["reverted"].append(
+                            f"{path}: {upload.version.version_id} brings back "
+                            f"{upload.reverts_to}'s bytes")
             except ServiceError as exc:
                 summary["failed"] += 1
                 summary["errors"].append(f"{path}: {exc.message}")
@@ -123,6 +127,9 @@ def _upload_all(api: ServerApi, files: list[Path], root: Path, source: str | Non
                     summary["unchanged"] += 1
                 else:
                     pending[body["job_id"]] = path
+                if body.get("reverts_to"):
+                    summary["reverted"].append(f"{path}: {body['version_id']} brings back "
+                                               f"{body['reverts_to']}'s bytes")
             progress.advance(task)
         task = progress.add_task("indexing", total=len(pending))
         while pending:

@@ -101,6 +101,12 @@ def ingest(
     common.console.print(f"published {summary['published']}, failed {summary['failed']}, "
                          f"unchanged {summary['unchanged']} of {len(files)} files"
                          + (f" (skipped {len(skipped)})" if skipped else ""))
+    reverted = summary.get("reverted") or []
+    if reverted:  # an older folder ingested again: its files become new versions, reverts
+        common.console.print(f"reverted {len(reverted)}: an earlier version's bytes are "
+                             "current again (evidence changes DOC shows what went back)")
+        for line in reverted:
+            common.console.print(f"  {escape(line)}")
     for line in summary["errors"]:
         common.console.print(f"  [yellow]{escape(line)}[/yellow]")
     if summary["failed"]:

@@ -42,6 +42,8 @@ class RegisteredUpload:
     version: DocumentVersion
     job: IngestionJob
     deduplicated: bool
+    # the earlier version whose bytes this new one repeats (a revert: issue 53), if any
+    reverts_to: str | None = None
 
 
 def validate_document_id(document_id: str) -> str:
@@ -168,6 +170,12 @@ def register_upload(session: Session, *, client_id: str, document_id: str | None
         document.kind, document.updated_at = kind, utcnow()
         document.source = source or document.source
         document.path = path or document.path
+    # the same bytes as an earlier, superseded version: a revert, said in the answer
+    reverts_to = session.scalar(
+        select(DocumentVersion.version_id).where(
+            DocumentVersion.document_pk == document.id, DocumentVersion.content_sha256 == sha256,
+            DocumentVersion.state == "superseded").order_by(DocumentVersion.id.desc()).limit(1)
+    ) if document.version_count else None
     document.version_count += 1
     version = DocumentVersion(
         document_pk=document.id, version_id=f"v{document.version_count}", state="queued",
@@ -181,7 +189,7 @@ def register_upload(session: Session, *, client_id: str, document_id: str | None
                        next_attempt_at=utcnow(), declared_bytes=declared_size(kind, content))
     session.add(job)
     session.flush()
-    return RegisteredUpload(document, version, job, deduplicated=False)
+    return RegisteredUpload(document, version, job, deduplicated=False, reverts_to=reverts_to)
 
 
 def _live_twin(session: Session, *, client_id: str, sha256: str,

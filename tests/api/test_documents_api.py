@@ -429,3 +429,15 @@ def test_a_claimed_job_says_it_is_extracting_from_the_first_moment(svc: Service)
         row.status, row.worker_id, row.lease_expires_at = "queued", None, None
         s.commit()
     svc.worker.drain()
+
+
+def test_an_upload_of_an_earlier_versions_bytes_says_it_reverts(svc: Service) -> None:
+    """Issue 53: the answer says when a new version brings an older text back."""
+    first = svc.ingest("revert.md", "# Revert\n\nFirst text.", document_id="revert")
+    assert first["reverts_to"] is None
+    second = svc.ingest("revert.md", "# Revert\n\nSecond text.", document_id="revert")
+    assert second["version_id"] == "v2" and second["reverts_to"] is None
+    back = svc.ingest("revert.md", "# Revert\n\nFirst text.", document_id="revert")
+    assert (back["version_id"], back["reverts_to"], back["deduplicated"]) == ("v3", "v1", False)
+    same = svc.ingest("revert.md", "# Revert\n\nFirst text.", document_id="revert")
+    assert same["deduplicated"] is True and same["reverts_to"] is None  # v3 is current

@@ -102,7 +102,8 @@ def upload_document(
         wake()
     return UploadAccepted(document_id=upload.document.document_id,
                           version_id=upload.version.version_id, job_id=upload.job.id,
-                          status=upload.job.status, deduplicated=upload.deduplicated)
+                          status=upload.job.status, deduplicated=upload.deduplicated,
+                          reverts_to=upload.reverts_to)
 
 
 @router.patch("/documents/{document_id}", response_model=DocumentOut,
