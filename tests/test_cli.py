@@ -264,4 +264,4 @@ def test_an_older_folder_ingested_again_says_it_reverts(env: Path) -> None:
     assert again.exit_code == 0, again.output
     said = " ".join(again.output.split())
     assert "reverted 1: an earlier version's bytes are current again" in said
-    assert "policy.md: v3 brings back v1's bytes" in said
+    assert "policy.md:v3bringsbackv1'sbytes" in "".join(said.split())  # a long path folds

@@ -34,7 +34,7 @@ def test_upload_is_accepted_then_published(svc: Service) -> None:
     assert r.status_code == 202
     body = r.json()
     assert body == {"document_id": "hb", "version_id": "v1", "job_id": body["job_id"],
-                    "status": "queued", "deduplicated": False}
+                    "status": "queued", "deduplicated": False, "reverts_to": None}
     assert svc.worker.drain() == 1
     job = svc.http.get(f"/jobs/{body['job_id']}", headers=svc.auth()).json()
     assert (job["status"], job["progress"], job["attempts"], job["error"]) == (
