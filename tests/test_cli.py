@@ -265,3 +265,19 @@ def test_an_older_folder_ingested_again_says_it_reverts(env: Path) -> None:
     said = " ".join(again.output.split())
     assert "reverted 1: an earlier version's bytes are current again" in said
     assert "policy.md:v3bringsbackv1'sbytes" in "".join(said.split())  # a long path folds
+
+
+def test_documents_show_names_each_versions_job_for_jobs_show(env: Path) -> None:
+    """Issue 53: `evidence jobs show <job_id>` needed curl first to find the id."""
+    import re
+
+    folder = env / "docs"
+    folder.mkdir()
+    (folder / "memo.md").write_text("# Memo\n\nA memo.\n")
+    runner = CliRunner()
+    assert runner.invoke(app, ["ingest", str(folder)]).exit_code == 0
+    shown = runner.invoke(app, ["documents", "show", "memo.md"])
+    assert shown.exit_code == 0, shown.output
+    job_id = re.search(r"job ([0-9a-f-]{36})", shown.output).group(1)  # type: ignore[union-attr]
+    job = runner.invoke(app, ["jobs", "show", job_id])
+    assert job.exit_code == 0 and "succeeded" in job.output, job.output

@@ -180,7 +180,8 @@ def _item(c: Candidate, terms: frozenset[str], explain: bool,
 def document_out(summary: DocumentSummary,
                   versions: list[DocumentVersion] | None = None,
                   errors: Mapping[int, tuple[str | None, str | None]] | None = None,
-                  duplicates: tuple[list[str], list[dict]] | None = None) -> DocumentOut:
+                  duplicates: tuple[list[str], list[dict]] | None = None,
+                  jobs: Mapping[int, str] | None = None) -> DocumentOut:
     """A document as GET /documents lists it (with every version for GET /documents/{id}, and
     the error and code of each version's last job)."""
     doc = summary.document
@@ -202,7 +203,8 @@ def document_out(summary: DocumentSummary,
                 v.canonical_metadata, *(duplicates if duplicates and v.version_id
                                         == doc.current_version_id else ([], []))),
             error=errors.get(v.id, (None, None))[0] if v.state == "failed" else None,
-            error_code=errors.get(v.id, (None, None))[1] if v.state == "failed" else None)
+            error_code=errors.get(v.id, (None, None))[1] if v.state == "failed" else None,
+            job_id=(jobs or {}).get(v.id))
             for v in versions])
 
 

@@ -685,6 +685,8 @@ class VersionOut(BaseModel):
     error: str | None = Field(None, description="A failed version: why, in words")
     error_code: str | None = Field(None, description="A failed version: its stable code "
                                                      "(docs/FORMATS.md: PDF_ENCRYPTED, …)")
+    job_id: str | None = Field(None, description="Its last ingestion job: GET /jobs/{job_id} "
+                                                 "(`evidence jobs show`; additive)")
 
 
 class DocumentOut(BaseModel):

@@ -172,6 +172,7 @@ def print_document(console: Console, doc: dict[str, Any]) -> None:
             (Text(f"{v['version_id']:>4} ") + _state(v["state"]),
              Text(f"{v['filename']} · {_plural(v['size_bytes'], 'byte')} · "
                   f"{_plural(v['chunk_count'], 'chunk')} · {v['created_at'][:16]}"
+                  + (f"\njob {v['job_id']}" if v.get("job_id") else "")
                   + (f"\nfailed{_code(v)}: {v['error']}" if v.get("error") else ""),
                   style="dim"))
             for v in versions]), 2))

@@ -344,12 +344,24 @@ def version_errors(session: Session, version_pks: Collection[int]
     return errors
 
 
+def latest_jobs(session: Session, version_pks: Collection[int]) -> dict[int, str]:
+    """{version pk: the id of its last ingestion job} (GET /jobs/{id} follows it)."""
+    jobs: dict[int, str] = {}
+    if version_pks:
+        for version_pk, job_id in session.execute(
+                select(IngestionJob.version_pk, IngestionJob.id)
+                .where(IngestionJob.version_pk.in_(version_pks))
+                .order_by(IngestionJob.created_at)):
+            jobs[version_pk] = job_id  # the last job of the version wins
+    return jobs
+
+
 def document_detail(session: Session, document: Document, access: Access = Access()
                     ) -> tuple[DocumentSummary, list[DocumentVersion],
                                dict[int, tuple[str | None, str | None]],
-                               tuple[list[str], list[dict]]]:
-    """A document, every version of it, the failed ones' errors, and the other documents
-    holding its current version's text (GET /documents/{id})."""
+                               tuple[list[str], list[dict]], dict[int, str]]:
+    """A document, every version of it, the failed ones' errors, the other documents
+    holding its current version's text, and each version's last job (GET /documents/{id})."""
     versions = versions_of(session, document_pk=document.id)
     current = (document.document_id, document.current_version_id or "")
     from app.registry.near_duplicates import near_duplicates
@@ -360,7 +372,8 @@ def document_detail(session: Session, document: Document, access: Access = Acces
         near=near_duplicates(session, client_id=document.client_id, keys=[current]))
     return (summarise(session, document), versions,
             version_errors(session, [v.id for v in versions if v.state == "failed"]),
-            (exact.get(current, []), near.get(current, [])))
+            (exact.get(current, []), near.get(current, [])),
+            latest_jobs(session, [v.id for v in versions]))
 
 
 def summarise(session: Session, document: Document) -> DocumentSummary:

@@ -441,3 +441,9 @@ def test_an_upload_of_an_earlier_versions_bytes_says_it_reverts(svc: Service) ->
     assert (back["version_id"], back["reverts_to"], back["deduplicated"]) == ("v3", "v1", False)
     same = svc.ingest("revert.md", "# Revert\n\nFirst text.", document_id="revert")
     assert same["deduplicated"] is True and same["reverts_to"] is None  # v3 is current
+
+
+def test_each_version_names_its_last_job(svc: Service) -> None:
+    made = svc.ingest("jobbed.md", "# Jobbed\n\nText.", document_id="jobbed")
+    doc = svc.http.get("/documents/jobbed", headers=svc.auth()).json()
+    assert doc["versions"][0]["job_id"] == made["job_id"]
