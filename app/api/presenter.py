@@ -16,6 +16,7 @@ from app.api.schemas import (
     AutocutInfo,
     ContentEvidence,
     ContentItem,
+    ContextMatch,
     Contribution,
     Diagnostic,
     DocumentOut,
@@ -53,7 +54,15 @@ from app.search.service import AnswerRow, SearchAnswer, SearchQuery
 from app.search.snippets import SNIPPET_CHARS, snippet
 from app.search.spans import literal_spans, query_terms
 from app.search.types import MAX_EVIDENCE, Candidate, VersionHit
-from app.store.payload import HEADING_PATH, LINE_END, LINE_START, PAGE, TEXT, chunk_location
+from app.store.payload import (
+    HEADING_PATH,
+    LINE_END,
+    LINE_START,
+    PAGE,
+    TEXT,
+    TITLE,
+    chunk_location,
+)
 
 
 def search_query(body: SearchRequest) -> SearchQuery:
@@ -164,6 +173,7 @@ def _item(c: Candidate, terms: frozenset[str], explain: bool,
         literal_spans=[LiteralSpan(**s) for s in spans],  # type: ignore[arg-type]
         snippet=Snippet(text=text[start:end], start=start, end=end),
         heading_path=list(c.payload.get(HEADING_PATH) or []),
+        context_matches=context_matches(c, terms),
         line_start=None if location else c.payload.get(LINE_START),
         line_end=None if location else c.payload.get(LINE_END),
         location=TableLocation(**location) if location else None,
@@ -175,6 +185,20 @@ def _item(c: Candidate, terms: frozenset[str], explain: bool,
                       sparse_rank=c.sparse_rank, fused=c.fused, rerank=c.rerank_score,
                       dense_scaled=c.dense_scaled, sparse_scaled=c.sparse_scaled)
         if explain else None)
+
+
+def context_matches(c: Candidate, terms: frozenset[str]) -> list[ContextMatch]:
+    """The query's words in the title and the headings over a chunk: BM25 reads them with the
+    chunk's text (the passage prefix), so a chunk can be found by them alone (issue 53)."""
+    found, said = [], set()
+    for where, text in (("title", c.payload.get(TITLE) or ""),
+                        *(("heading", h) for h in c.payload.get(HEADING_PATH) or [])):
+        spans = literal_spans(str(text), terms) if text and terms and text not in said else []
+        said.add(text)  # a first heading that is the title is said once
+        if spans:
+            found.append(ContextMatch(where=where, text=str(text),  # type: ignore[arg-type]
+                                      spans=[LiteralSpan(**s) for s in spans]))  # type: ignore[arg-type]
+    return found
 
 
 def document_out(summary: DocumentSummary,

@@ -383,6 +383,16 @@ class PageBox(BaseModel):
     y1: float
 
 
+class ContextMatch(BaseModel):
+    """A query word found in the title or a heading over the chunk, not in its text: why BM25
+    found a chunk none of whose words the query holds (its title and headings are indexed
+    with it)."""
+
+    where: Literal["title", "heading"]
+    text: str = Field(description="The title, or the heading, as written")
+    spans: list[LiteralSpan] = Field(description="The query's words in it")
+
+
 class ContentItem(BaseModel):
     chunk_id: str
     chunk_index: int
@@ -394,6 +404,10 @@ class ContentItem(BaseModel):
                           "literal spans; for a match by meaning alone, on the sentence the "
                           "dense model finds closest to the query (additive, so optional)")
     heading_path: list[str] = Field(default_factory=list)
+    context_matches: list[ContextMatch] = Field(
+        default_factory=list, description="The query's words in the document's title or the "
+                                          "chunk's headings (indexed with its text), each with "
+                                          "where it is (additive)")
     line_start: int | None = None
     line_end: int | None = None
     location: TableLocation | None = Field(

@@ -244,6 +244,11 @@ function evidenceItem(item, lanes, version) {
     (where || heading) ? el("div", { class: "where" }, [where, heading].filter(Boolean).join(" · "),
                             show ? " " : "", show) : null,
     el("p", { class: "snippet" }, snippetOf(item)),
+    (item.context_matches || []).length  // found by words of its title or headings
+      ? el("p", { class: "context-matches" }, "Its ",
+           (item.context_matches || []).flatMap((m, i) => [i ? " and " : "",
+             `${m.where} `, highlighted(m.text, m.spans)]), " holds the query's words")
+      : null,
     item.snippet && (item.snippet.start > 0 || item.snippet.end < item.text.length)
       ? el("details", {}, el("summary", { text: "whole passage" }),
         el("p", {}, highlighted(item.text, item.literal_spans)))

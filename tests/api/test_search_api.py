@@ -494,3 +494,24 @@ def test_an_empty_answer_says_why_in_words_that_are_true(tmp_path: Path) -> None
             "no published document version matches these filters"]
         assert warnings(filters={"version_id": "v1"}, versions="all") == []  # found
         assert warnings() == []
+
+
+def test_words_found_in_the_title_or_a_heading_are_marked(tmp_path: Path) -> None:
+    """Issue 53: a security notice found for "termination fee notice period" held none of
+    those words in its text, and nothing said why it was found."""
+    from tests.conftest import make_settings
+
+    settings = make_settings(tmp_path)
+    settings.search.sparse_floor = 0.0
+    with running_service(tmp_path, fake_models(), settings=settings) as s:
+        s.ingest("notice.md", "# Security notice\n\n## Termination fee\n\nBadges are returned "
+                 "at the gate on the last working day.", document_id="notice")
+        body = s.search(query="termination fee notice period", alpha=0.0).json()
+        [item] = body["results"][0]["content_evidence"]["items"]
+        assert item["literal_spans"] == []  # none of the words in the text itself
+        assert item["context_matches"] == [
+            {"where": "title", "text": "Security notice",
+             "spans": [{"start": 9, "end": 15, "text": "notice"}]},
+            {"where": "heading", "text": "Termination fee",
+             "spans": [{"start": 0, "end": 11, "text": "Termination"},
+                       {"start": 12, "end": 15, "text": "fee"}]}]

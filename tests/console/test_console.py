@@ -526,3 +526,20 @@ def test_the_batch_view_uploads_a_list_and_exports_its_hits(
     download.value.save_as(saved)
     lines = saved.read_text().splitlines()
     assert lines[0].startswith("query_index,name,query,rank") and len(lines) >= 3
+
+
+def test_a_result_found_by_its_heading_says_so(watched: Watched, server: LiveServer,
+                                               tmp_path: Path) -> None:
+    """Issue 53: "why this result" could not show why a chunk holding none of the query's
+    words was found: its heading held them."""
+    page = watched.page
+    watched.sign_in(server.keys["acme"])
+    page.locator("#who").filter(has_text="Signed in as client acme").wait_for()
+    _upload(watched, tmp_path, "badges.md",
+            "# Site rules\n\n## Gazebo termination fee\n\nBadges are returned at the gate.")
+    page.get_by_role("button", name="Search", exact=True).first.click()
+    watched.search("gazebo termination fee")
+    said = page.locator("#results .context-matches").first
+    said.wait_for()
+    assert "heading" in said.inner_text()
+    assert said.locator("mark").all_inner_texts()[:2] == ["Gazebo", "termination"]
