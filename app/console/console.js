@@ -133,8 +133,7 @@ function showTimeline(meta) {
   $("timeline").hidden = !months.length;
   if (!months.length) return;
   const most = Math.max(...months.map((m) => m.count));
-  $("timeline-caption").textContent = `When: the months these ${fmtCount(months)} ` +
-    "name (click a month to keep its versions)";
+  $("timeline-caption").textContent = timelineCaption(months);
   for (const m of months) {
     const fill = el("span", { class: "fill" });
     fill.style.height = `${Math.max(4, (60 * m.count) / most)}px`;  // CSSOM, allowed by the CSP
@@ -152,9 +151,11 @@ function showTimeline(meta) {
   }
 }
 
-function fmtCount(months) {
-  const versions = months.reduce((n, m) => n + m.count, 0);
-  return `${months.length} month(s) of the results (${versions} version-month(s))`;
+// One plain sentence (issue 53: "the months these 3 month(s) … (4 version-month(s)) name")
+function timelineCaption(months) {
+  const n = months.length;
+  return `The days the results name fall in ${n} ${n === 1 ? "month" : "months"}; ` +
+    "click a month to keep the results that name it.";
 }
 
 function showFacets(meta) {
@@ -232,7 +233,8 @@ function snippetOf(item) {
 
 function evidenceItem(item, lanes, version) {
   const where = item.page ? `page ${item.page}` :
-    item.line_start ? `lines ${item.line_start}–${item.line_end || item.line_start}` : "";
+    item.line_start ? (item.line_end && item.line_end !== item.line_start
+      ? `lines ${item.line_start}–${item.line_end}` : `line ${item.line_start}`) : "";
   const heading = (item.heading_path || []).join(" › ");
   let show = null;
   if (item.boxes && item.page && version) {  // a paged document: its page, the words boxed
@@ -531,6 +533,7 @@ async function openDocument(id) {
   } catch (err) {
     box.append(el("p", { class: "error", text: `${err.message} (${err.code})` }));
   }
+  box.scrollIntoView({ block: "start" });  // below a long list: shown where the eye goes
 }
 
 // A published version's changes against its predecessor, side by side

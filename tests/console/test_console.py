@@ -317,6 +317,12 @@ def test_entities_list_and_a_click_searches_then_the_timeline_narrows(
     assert sorted(c.split("\n")[0][3:] for c in cards) == ["approval.txt", "meeting.txt"]
     months = page.locator("#timeline-bars .month")
     assert months.count() == 2
+    # issue 53: one plain sentence, and a one-line passage is "line 1", not "lines 1–1"
+    assert page.locator("#timeline-caption").inner_text() == (
+        "The days the results name fall in 2 months; click a month to keep the results that "
+        "name it.")
+    wheres = page.locator("#results .evidence .where").all_inner_texts()
+    assert wheres and all("–1" not in w for w in wheres) and any("line 1" in w for w in wheres)
     page.get_by_role("button", name="2024-03: 1 version(s)").click()
     page.locator('#results[data-state="done"]').wait_for()
     page.locator("#timeline-bars .month").first.wait_for()
