@@ -180,6 +180,7 @@ function showFacets(meta) {
 async function runSearch(offset = 0) {
   $("results").dataset.state = "loading";  // "done" once this answer is on screen
   $("search-error").textContent = "";
+  clear($("watch-status"));  // a "Watching …" notice belongs to the search it was made for
   $("readiness").hidden = true;
   const body = searchBody(offset);
   if (body.offset + body.limit > MAX_WINDOW) body.offset = MAX_WINDOW - body.limit;
@@ -702,6 +703,14 @@ async function watchSearch() {
   if (!$("q").value.trim()) { status.append(el("p", { class: "error", text: "Type a search first." })); return; }
   const b = searchBody(0);
   try {
+    // the same search watched already: said, not made twice (issue 53)
+    const same = (await call("GET", "/watches")).items.find((w) => w.query === b.query &&
+      w.scope === b.scope && (w.alpha ?? null) === (b.alpha ?? null) && !w.webhook_url &&
+      JSON.stringify(w.filters || {}) === JSON.stringify(b.filters || {}));
+    if (same) {
+      status.append(el("p", { text: `Already watching “${same.query}” (${same.watch_id}).` }));
+      return;
+    }
     const w = await call("POST", "/watches", { json: { query: b.query, scope: b.scope, alpha: b.alpha,
                                                       filters: b.filters } });
     status.append(el("p", { text: `Watching “${w.query}” (${w.watch_id}): new versions it finds are listed under Watches.` }));

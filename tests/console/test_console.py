@@ -359,6 +359,11 @@ def test_changes_side_by_side_and_a_watch_with_its_matches(
     page.get_by_role("searchbox", name="Search").fill("annual retainer fee")
     page.get_by_role("button", name="Watch this search").click()
     page.locator("#watch-status").filter(has_text="Watching “annual retainer fee”").wait_for()
+    page.get_by_role("button", name="Watch this search").click()  # issue 53: not twice
+    page.locator("#watch-status").filter(has_text="Already watching").wait_for()
+    watched_now = httpx.get(f"{server.url}/watches",
+                            headers={"Authorization": f"Bearer {server.keys['acme']}"}).json()
+    assert [w["query"] for w in watched_now["items"]].count("annual retainer fee") == 1
 
     for text in ("# Retainer\n\nThe annual retainer fee is 12,000 EUR.\n",
                  "# Retainer\n\nThe annual retainer fee is 24,000 EUR.\n\nAudits are yearly.\n"):
