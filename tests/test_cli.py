@@ -281,3 +281,22 @@ def test_documents_show_names_each_versions_job_for_jobs_show(env: Path) -> None
     job_id = re.search(r"job ([0-9a-f-]{36})", shown.output).group(1)  # type: ignore[union-attr]
     job = runner.invoke(app, ["jobs", "show", job_id])
     assert job.exit_code == 0 and "succeeded" in job.output, job.output
+
+
+def test_a_long_failure_reason_wraps_under_itself(env: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 53: failure-reason continuation lines fell back to column 0."""
+    from rich.console import Console
+
+    from app.cli import common
+
+    monkeypatch.setattr(common, "console", Console(width=60, highlight=False))
+    folder = env / "docs"
+    folder.mkdir()
+    (folder / "broken-with-a-rather-long-name.pdf").write_bytes(b"%PDF-1.4 broken")
+    (folder / "fine.md").write_text("# Fine\n\nFine.\n")
+    out = CliRunner().invoke(app, ["ingest", str(folder)]).output
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if "broken-with" in line)
+    reason = lines[start:]
+    assert len(reason) > 1 and all(line.startswith("  ") for line in reason), lines

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
 from app.cli import common
 from app.cli.common import (
@@ -101,14 +102,16 @@ def ingest(
     common.console.print(f"published {summary['published']}, failed {summary['failed']}, "
                          f"unchanged {summary['unchanged']} of {len(files)} files"
                          + (f" (skipped {len(skipped)})" if skipped else ""))
+    from app.cli.search_answers import indented
+
     reverted = summary.get("reverted") or []
     if reverted:  # an older folder ingested again: its files become new versions, reverts
         common.console.print(f"reverted {len(reverted)}: an earlier version's bytes are "
                              "current again (evidence changes DOC shows what went back)")
         for line in reverted:
-            common.console.print(f"  {escape(line)}")
-    for line in summary["errors"]:
-        common.console.print(f"  [yellow]{escape(line)}[/yellow]")
+            common.console.print(indented(Text(line), 2))
+    for line in summary["errors"]:  # wrapped under themselves, never back at column 0
+        common.console.print(indented(Text(line, style="yellow"), 2))
     if summary["failed"]:
         raise typer.Exit(2)
 
