@@ -554,3 +554,22 @@ def test_a_result_found_by_its_heading_says_so(watched: Watched, server: LiveSer
     said.wait_for()
     assert "heading" in said.inner_text()
     assert said.locator("mark").all_inner_texts()[:2] == ["Gazebo", "termination"]
+
+
+@pytest.mark.parametrize("width", [1280, 900, 700, 390])
+def test_a_label_and_its_field_stay_on_one_row(browser, server: LiveServer,  # type: ignore[no-untyped-def]
+                                               width: int) -> None:
+    """Issue 53: "Why not (document id)" and "As of" sat at a row's end, their fields on the
+    next."""
+    w = Watched(browser, server, width=width, height=900)
+    try:
+        w.sign_in(server.keys["acme"])
+        w.page.locator("#who").filter(has_text="Signed in as client acme").wait_for()
+        for field in ("why", "as-of", "facets"):
+            label = w.page.locator(f'label[for="{field}"]').bounding_box()
+            box = w.page.locator(f"#{field}").bounding_box()
+            assert label and box
+            middle = label["y"] + label["height"] / 2
+            assert box["y"] <= middle <= box["y"] + box["height"], (field, label, box)
+    finally:
+        w.close()
