@@ -177,9 +177,24 @@ function showFacets(meta) {
   }
 }
 
+// The filters in force as chips above the results, each removable (issue 53: an entity
+// click's filter went on narrowing the next typed search without being seen)
+function showFilterChips() {
+  const box = clear($("filter-chips"));
+  for (const row of [...$("filters").children]) {
+    const [key, value] = row.querySelectorAll("input");
+    if (!key.value.trim()) continue;
+    const remove = el("button", { type: "button", text: "×",
+                                  "aria-label": `Remove filter ${key.value.trim()}` });
+    remove.addEventListener("click", () => { row.remove(); runSearch(0); });
+    box.append(el("span", { class: "chip" }, `${key.value.trim()} = ${value.value}`, remove));
+  }
+}
+
 async function runSearch(offset = 0) {
   $("results").dataset.state = "loading";  // "done" once this answer is on screen
   $("search-error").textContent = "";
+  showFilterChips();
   clear($("watch-status"));  // a "Watching …" notice belongs to the search it was made for
   $("readiness").hidden = true;
   const body = searchBody(offset);

@@ -313,6 +313,8 @@ def test_entities_list_and_a_click_searches_then_the_timeline_narrows(
     row.get_by_role("button", name="Search for Daniel Okafor").click()
     page.locator('#results[data-state="done"]').wait_for()
     assert page.get_by_label("Filter 1 key").input_value() == "entities.persons"
+    chip = page.locator("#filter-chips .chip")  # issue 53: the filter in force is seen
+    assert chip.count() == 1 and chip.inner_text().startswith("entities.persons = ")
     cards = page.locator("#results .card").all_inner_texts()
     assert sorted(c.split("\n")[0][3:] for c in cards) == ["approval.txt", "meeting.txt"]
     months = page.locator("#timeline-bars .month")
@@ -328,6 +330,11 @@ def test_entities_list_and_a_click_searches_then_the_timeline_narrows(
     page.locator("#timeline-bars .month").first.wait_for()
     cards = page.locator("#results .card").all_inner_texts()
     assert len(cards) == 1 and "approval.txt" in cards[0]
+    # removing the entity's chip widens the search again: both documents, no filter left
+    page.get_by_role("button", name="Remove filter entities.persons").click()
+    page.locator('#results[data-state="done"]').wait_for()
+    assert page.locator("#filter-chips .chip").count() == 1  # the month's filter stays
+    assert page.locator("#filter-chips .chip").inner_text().startswith("entities.dates_times")
 
 
 def test_a_thread_collapses_to_one_card_that_opens_its_messages(
