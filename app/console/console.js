@@ -442,11 +442,19 @@ async function runCompare() {
           const shared = common.includes(k);
           const meta = r.canonical_metadata || {};
           const filename = (meta.source || {}).filename;
+          // its top passage and why it came up (seed 000): the marked words, else meaning
+          const item = ((r.content_evidence || {}).items || [])[0];
+          const why = item ? ((item.literal_spans || []).length
+            ? `its words: ${[...new Set(item.literal_spans.map((x) => x.text.toLowerCase()))].join(", ")}`
+            : (item.context_matches || []).length ? `its ${item.context_matches[0].where}`
+              : "by meaning (no query word in it)") : "by its metadata";
           return el("li", { class: shared ? "common" : undefined },
             `${r.document_version.document_id} ${r.document_version.version_id ?? ""}`,
             filename && filename !== r.document_version.document_id
               ? el("span", { class: "hint", text: ` (${filename})` }) : null,
-            shared ? " ● in all three" : "");
+            shared ? " ● in all three" : "",
+            item ? el("p", { class: "compare-passage" }, snippetOf(item)) : null,
+            el("p", { class: "hint compare-why", text: `came up by ${why}` }));
         }))));
     });
   } catch (err) {

@@ -177,6 +177,11 @@ def test_upload_search_explain_compare_and_documents(watched: Watched, server: L
     columns.nth(2).locator("li").first.wait_for()
     assert columns.count() == 3
     assert "in all three" in page.locator("#compare").inner_text()
+    # issue 53: each mode's top passage and why it came up, not only ids
+    keyword = columns.nth(0)
+    assert "reimbursed" in keyword.locator(".compare-passage").first.inner_text()
+    assert keyword.locator(".compare-passage mark").count() >= 1
+    assert keyword.locator(".compare-why").first.inner_text().startswith("came up by its words:")
 
     page.get_by_role("button", name="Documents").click()
     page.get_by_role("button", name="Open handbook.md").click()
