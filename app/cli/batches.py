@@ -77,8 +77,7 @@ def _in_process(settings: Settings, api_key: str | None, name: str, data: bytes,
     from app.api.presenter import batch_hits
     from app.api.schemas import MAX_QUERY_CHARS
     from app.cli.search_answers import in_process_service
-    from app.ops.audit import audit_event
-    from app.registry import audit as audit_registry
+    from app.ops.audit import record_cli
     from app.registry import search_batches as batches_registry
     from app.search.batches import (
         BatchSearch,
@@ -112,10 +111,8 @@ def _in_process(settings: Settings, api_key: str | None, name: str, data: bytes,
             else:
                 for line in export_lines(s, batch):
                     f.write(json.dumps(line, ensure_ascii=False) + "\n")
-        event = audit_event(settings.audit, client, "batch_search", target=batch.batch_id,
-                            actor="cli", query="\n".join(q["query"] for q in queries[:20]),
-                            details={"queries": len(queries), "scope": shared.scope})
-        if event is not None:
-            audit_registry.append(s, [event])
+        record_cli(s, settings.audit, client, "batch_search", target=batch.batch_id,
+                   query="\n".join(q["query"] for q in queries[:20]),
+                   details={"queries": len(queries), "scope": shared.scope})
         return {"batch_id": batch.batch_id, "status": batch.status, "total": batch.total,
                 "done": batch.done, "hits": batch.hits, "failed_queries": batch.failed_queries}

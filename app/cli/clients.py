@@ -18,13 +18,10 @@ from app.domain.errors import ServiceError
 def _audited(session, client_id: str, action: str, target: str | None,  # type: ignore[no-untyped-def]
              details: dict | None = None) -> None:
     """An operator's change to a client recorded in that client's audit trail (actor cli)."""
-    from app.ops.audit import audit_event
-    from app.registry import audit as audit_registry
+    from app.ops.audit import record_cli
 
-    event = audit_event(get_settings().audit, None, action, client_id=client_id,
-                        target=target, details=details, actor="cli")
-    if event is not None:
-        audit_registry.append(session, [event])
+    record_cli(session, get_settings().audit, None, action, client_id=client_id,
+               target=target, details=details)
 
 
 @clients_app.command("create")

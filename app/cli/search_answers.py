@@ -110,18 +110,15 @@ def search_in_process(settings: Settings, body: dict[str, Any], api_key: str | N
                       ) -> dict[str, Any]:
     from app.api.presenter import evidence_result, search_audit, search_query
     from app.api.schemas import SearchRequest
-    from app.ops.audit import audit_event
-    from app.registry import audit as audit_registry
+    from app.ops.audit import record_cli
 
     request = parsed_body(SearchRequest, body)
     alpha = request.alpha if request.alpha is not None else settings.search.hybrid_alpha
     with in_process_service(settings, api_key, with_dense=alpha > 0) as (s, client, service):
         answer = service.answer(s, client_id=client.id, query=search_query(request),
                                 access=client.access)
-        event = audit_event(settings.audit, client, "search", actor="cli", query=request.query,
-                            details=search_audit(answer))
-        if event is not None:  # kept with the search's own transaction
-            audit_registry.append(s, [event])
+        record_cli(s, settings.audit, client, "search", query=request.query,
+                   details=search_audit(answer))
     return evidence_result(answer, explain=request.explain).model_dump(mode="json")
 
 

@@ -50,6 +50,17 @@ def audit_event(settings: AuditSettings, caller: Caller | None, action: str, *,
             "details": details}
 
 
+def record_cli(session: Session, settings: AuditSettings, caller: Caller | None, action: str,
+               *, client_id: str | None = None, target: str | None = None,
+               query: str | None = None, details: dict[str, Any] | None = None) -> None:
+    """An event of the CLI's own doors (``actor: cli``), written in the command's own
+    transaction: the CLI runs no background writer."""
+    event = audit_event(settings, caller, action, client_id=client_id, target=target,
+                        query=query, details=details, actor="cli")
+    if event is not None:
+        audit_registry.append(session, [event])
+
+
 class AuditTrail:
     def __init__(self, sessions: Callable[[], Session], settings: AuditSettings) -> None:
         self.sessions, self.settings = sessions, settings

@@ -283,25 +283,15 @@ class BatchRunner:
 def export_rows(session: Session, batch: SearchBatch) -> Iterator[dict[str, Any]]:
     """Every query's hits as flat rows (EXPORT_COLUMNS), query by query; a query that found
     nothing (or failed) as one row without a rank, so every query of the list is there."""
-    outcomes = batches_registry.outcomes(session, batch_pk=batch.id)
-    hits = batches_registry.hits(session, batch_pk=batch.id)
-    pending = next(hits, None)
-    for index in range(batch.done):
-        asked = batch.queries[index]
-        base = {"query_index": index, "name": asked.get("name"), "query": asked["query"]}
-        found = False
-        while pending is not None and pending.query_index == index:
-            found = True
-            yield {**base, "rank": pending.rank, "document_id": pending.document_id,
-                   "version_id": pending.version_id, "filename": pending.filename,
-                   "page": pending.page, "chunk_id": pending.chunk_id,
-                   "snippet": pending.snippet, "score": pending.score}
-            pending = next(hits, None)
-        if not found:
-            outcome = outcomes.get(index)
+    for line in export_lines(session, batch):
+        base = {"query_index": line["query_index"], "name": line["name"],
+                "query": line["query"]}
+        for hit in line["hits"]:
+            yield {**base, **hit}
+        if not line["hits"]:
+            error = line.get("error")
             yield {**base, **{k: None for k in EXPORT_COLUMNS if k not in base},
-                   **({"error": f"{outcome.error_code}: {outcome.error}"}
-                      if outcome is not None and outcome.error_code else {})}
+                   **({"error": f"{error['code']}: {error['message']}"} if error else {})}
 
 
 def export_lines(session: Session, batch: SearchBatch) -> Iterator[dict[str, Any]]:

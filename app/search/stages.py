@@ -24,6 +24,7 @@ from app.domain.access import Access
 from app.domain.entity_values import only_entities, query_entity_keys
 from app.domain.errors import BadRequest, Conflict
 from app.domain.languages import DENSE_LANGUAGES
+from app.models.languages import query_language as query_language_of
 from app.registry import bm25_stats, discovery
 from app.registry import documents as docs_registry
 from app.registry import judgments as judgments_registry
@@ -207,7 +208,7 @@ def _plan(s: Searching) -> Searching:
     if s.wants_content:
         languages = bm25_stats.languages(session, client_id=s.client_id)
         if alpha > 0:
-            query_language = query_language_of(s.words)
+            query_language = query_language_of(s.words)  # lingua: loaded only when used
             alpha, alpha_reason = dense_weight_for_language(
                 alpha, query_language, s.engine.settings.foreign_dense_weight,
                 asked=q.alpha is not None)
@@ -504,12 +505,6 @@ STAGES: tuple[Stage, ...] = (
     Stage("diagnose", _diagnose, lambda s: bool(s.query.diagnose)),
     Stage("facets", _facets, lambda s: bool(s.facet_keys)),
 )
-
-
-def query_language_of(words: str) -> str | None:
-    from app.models.languages import query_language
-
-    return query_language(words)
 
 
 def dense_weight_for_language(alpha: float, language: str | None, factor: float, *,
