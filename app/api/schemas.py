@@ -135,6 +135,9 @@ class DocumentMetadata(_MetadataGroup):
     thread_id: str | None = Field(None, description="E-mail: its thread (the root message's "
                                                     "id, hashed): GET /threads/{thread_id}")
     in_reply_to: str | None = Field(None, description="E-mail: the Message-ID it answers")
+    date_source: str | None = Field(None, description="Outlook .msg: which property gave "
+                                    "document.date — submitted, header, delivered or created "
+                                    "(the last when nothing else holds one)")
 
 
 class LocationMetadata(_MetadataGroup):

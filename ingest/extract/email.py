@@ -51,6 +51,8 @@ def _addresses(value: Any) -> list[str]:
 def _iso_date(value: Any) -> str | None:
     if not value:
         return None
+    if isinstance(value, datetime.datetime):  # to the second, as a header writes it
+        return value.replace(microsecond=0).isoformat()
     if hasattr(value, "isoformat"):
         return value.isoformat()
     if isinstance(value, tuple) and len(value) >= 6:  # email.utils.parsedate's 9-tuple
@@ -307,16 +309,40 @@ def _read(item: Any, name: str) -> Any:
         return None
 
 
-def _msg_date(message: Any) -> Any:
-    """The send date: extract-msg's ``date`` (a datetime, for a sent item), else the header's
-    Date, else when it was received. (``parsedDate`` is a 9-tuple: reading it first gave no
-    date at all.)"""
-    header = _read(message, "header")
-    for value in (_read(message, "date"), header.get("Date") if header is not None else None,
-                  _read(message, "receivedTime")):
-        if value:
-            return value
-    return None
+# where an Outlook item keeps its date, in the order read: when the sender submitted it
+# (PidTagClientSubmitTime), the transport headers' Date (the sender's own clock, the same
+# moment), when it was delivered (PidTagMessageDeliveryTime: a received item without the
+# other two), and as a last resort when the item was created (PidTagCreationTime: a draft, a
+# note, a file saved without sending — said in a warning, since it may be the day of saving)
+MSG_DATE_SOURCES = ("submitted", "header", "delivered", "created")
+_MSG_TIME_TAGS = {"submitted": "00390040", "delivered": "0E060040", "created": "30070040"}
+
+
+def _plausible(value: Any) -> bool:
+    """A date that parses and lies between 1971 and 2200: MAPI writes its "no date" as the
+    year 1601 or 4501, which are not dates of the item."""
+    iso = _iso_date(value)
+    return bool(iso) and "1971" <= iso[:4] <= "2200"
+
+
+def _msg_date(message: Any) -> tuple[Any, str | None]:
+    """The item's date and which property held it (``MSG_DATE_SOURCES``), read from the
+    MAPI properties themselves: real Outlook files carry them where extract-msg's own
+    ``date`` (the headers') is often absent."""
+    for source in MSG_DATE_SOURCES:
+        if source == "submitted" and _read(message, "isSent") is False:
+            continue  # a draft's submit time, where one is left, is not a send
+        if source == "header":
+            header = _read(message, "header")
+            value = header.get("Date") if header is not None else None
+        else:
+            try:
+                value = message.getPropertyVal(_MSG_TIME_TAGS[source])
+            except Exception:  # noqa: BLE001 - a malformed property costs only itself
+                value = None
+        if value and _plausible(value):
+            return value, source
+    return None, None
 
 
 def _msg_body(message: Any, filename: str, warnings: list[str]) -> str:
@@ -378,14 +404,21 @@ def extract_msg(content: bytes, filename: str) -> ExtractedText:
                                 "(a link or an empty part): not indexed")
         subject = _read(message, "subject") or _read(message, "displayName")
         header = _read(message, "header")
-        return _assemble(filename, sender=_read(message, "sender"), to=_read(message, "to"),
-                         cc=_read(message, "cc"), date=_msg_date(message), subject=subject,
-                         message_id=_read(message, "messageId"), body=body,
-                         in_reply_to=_read(message, "inReplyTo") or (
-                             header.get("In-Reply-To") if header is not None else None),
-                         references=header.get("References") if header is not None else None,
-                         attachments=_bounded(attachments, filename, warnings),
-                         warnings=warnings)
+        date, date_source = _msg_date(message)
+        if date_source == "created":
+            warnings.append(f"{filename} carries no send, header or delivery date: "
+                            "document.date is when the item was created")
+        extracted = _assemble(filename, sender=_read(message, "sender"), to=_read(message, "to"),
+                              cc=_read(message, "cc"), date=date, subject=subject,
+                              message_id=_read(message, "messageId"), body=body,
+                              in_reply_to=_read(message, "inReplyTo") or (
+                                  header.get("In-Reply-To") if header is not None else None),
+                              references=header.get("References") if header is not None else None,
+                              attachments=_bounded(attachments, filename, warnings),
+                              warnings=warnings)
+        if date_source:
+            extracted.extra["date_source"] = date_source
+        return extracted
     finally:
         message.close()
 
