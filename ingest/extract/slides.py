@@ -11,7 +11,7 @@ from typing import Any
 
 from app.domain.errors import ExtractionError
 from ingest.extract.docx import check_unzipped_size
-from ingest.extract.ooxml import diagram_paragraphs, transitional_package
+from ingest.extract.ooxml import chart_paragraphs, diagram_paragraphs, transitional_package
 from ingest.extract.types import Block, ExtractedText
 
 MAX_SLIDES = 2000
@@ -42,7 +42,10 @@ def _one_shape(shape: Any, warnings: list[str], where: str) -> Iterator[str]:
             if any(cells):
                 yield " | ".join(cells)
     if getattr(shape, "has_chart", False):
-        text = chart_text(shape.chart)
+        try:
+            text = chart_text(shape.chart)
+        except NotImplementedError:  # a chart type python-pptx has no class for (area3D, …):
+            text = "\n".join(chart_paragraphs(shape.chart_part.blob))  # its cached values
         if text:
             yield text
 

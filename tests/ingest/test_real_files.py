@@ -225,3 +225,19 @@ def test_a_real_pdfs_chunk_words_are_placed_where_poppler_reads_them(name: str) 
         assert any(abs(b[3] / 1e4 - x0 / w) < 0.01 and abs(b[5] / 1e4 - x1 / w) < 0.01
                    and abs(b[4] / 1e4 - y0 / h) < 0.01 and abs(b[6] / 1e4 - y1 / h) < 0.01
                    for b in at), (word, at, (x0 / w, y0 / h, x1 / w, y1 / h))
+
+
+def test_every_chart_of_a_deck_is_read_even_one_python_pptx_cannot_model() -> None:
+    """python-pptx's own deck of every chart type (tests/fixtures/pptx/README.md): its three
+    area-3D charts raise NotImplementedError in python-pptx and were left out; they are read
+    from the values their chart part caches, like a Word or Excel chart."""
+    from pptx import Presentation
+
+    data = (FIXTURES / "pptx" / "cht-chart-type.pptx").read_bytes()
+    charts = sum(1 for slide in Presentation(io.BytesIO(data)).slides
+                 for shape in slide.shapes if shape.has_chart)
+    result = extract("pptx", data, "cht-chart-type.pptx")
+    assert result.warnings == []
+    assert len(result.blocks) == charts == 31  # a block a chart, each with its series
+    from_cache = [b.text for b in result.blocks if b.text.startswith("Series 1: 37261.0 32.0")]
+    assert len(from_cache) == 3  # the area-3D ones, their numbers as the part writes them
