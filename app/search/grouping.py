@@ -4,7 +4,10 @@ A version ranks by its best chunk. Its evidence is up to three of its matching c
 cover the query together: the best chunk first, then, among the next ``COVER_POOL`` best, the
 one that adds the most query words (literal spans) not yet cited, ties to the better ranked —
 so "fees and termination" cites the fee clause beside the best termination clause rather than
-two more termination clauses. Chunks that add no word follow in rank order. Direct neighbours
+two more termination clauses. A query word none of those chunks holds is looked for in the
+rest of the version (``VersionHit.parts``, app/search/pipeline.py with_parts): on an agreement
+of 150 termination clauses the one interest clause is cited beside them. Chunks that add no
+word follow in rank order. Direct neighbours
 (chunk index ± 1) of a chosen chunk repeat its text and give way while a distinct chunk is
 left. Without texts or words (a match by meaning) it is rank order. The row's rank is unchanged.
 """
@@ -32,13 +35,18 @@ COVER_POOL = 10  # a row's best chunks the evidence is chosen from (their texts 
 
 
 def pick_evidence(chunks: list[Candidate], max_items: int = MAX_EVIDENCE,
-                  terms: frozenset[str] = frozenset()) -> list[Candidate]:
+                  terms: frozenset[str] = frozenset(),
+                  parts: tuple[Candidate, ...] = ()) -> list[Candidate]:
     """Up to ``max_items`` of ``chunks`` (best first), covering ``terms`` greedily — each pick
     the chunk adding the most query words not cited yet; among equals one that is no
     neighbour of a chosen chunk (neighbours overlap: they would cite the same passage twice),
     then the best ranked. A neighbour that adds words is not the same passage: it is cited
-    (it used to give way to a distant chunk adding none). Returned in rank order."""
+    (it used to give way to a distant chunk adding none). ``parts``: chunks beyond the pool
+    holding words the pool lacks, chosen only where they add one. Returned in rank order,
+    parts after the ranked chunks."""
     pool = chunks[:max(COVER_POOL, max_items)]
+    pooled = {c.point_id for c in pool}
+    pool += [c for c in parts if c.point_id not in pooled]
     found = {c.point_id: _terms_in(c, terms) for c in pool} if terms else {}
     chosen: list[Candidate] = []
     covered: set[str] = set()
@@ -52,8 +60,16 @@ def pick_evidence(chunks: list[Candidate], max_items: int = MAX_EVIDENCE,
             -pool.index(c)))
         chosen.append(best)
         covered |= found.get(best.point_id, set())
-    order = {c.point_id: i for i, c in enumerate(chunks)}
+    order = {c.point_id: i for i, c in enumerate([*chunks, *parts])}
     return sorted(chosen, key=lambda c: order[c.point_id])
+
+
+def missing_terms(hit: VersionHit, terms: frozenset[str]) -> frozenset[str]:
+    """The query words none of a version's pool chunks holds (their texts read)."""
+    held: set[str] = set()
+    for c in hit.chunks[:COVER_POOL]:
+        held |= _terms_in(c, terms)
+    return frozenset(t for t in terms if fold(t) not in held)
 
 
 def _terms_in(c: Candidate, terms: frozenset[str]) -> set[str]:
@@ -68,5 +84,6 @@ def with_evidence(versions: list[VersionHit],
                   terms: frozenset[str] = frozenset()) -> list[VersionHit]:
     """The evidence stage: each version with its evidence picked (run for the shown page; the
     chunks' texts read beforehand where the query has words to cover)."""
-    return [replace(v, evidence=tuple(pick_evidence(list(v.chunks), terms=terms)))
+    return [replace(v, evidence=tuple(pick_evidence(list(v.chunks), terms=terms,
+                                                    parts=v.parts)))
             for v in versions]

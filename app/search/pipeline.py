@@ -27,7 +27,7 @@ from app.search.bm25 import BackgroundPrior, CorpusLookup, weigh_query
 from app.search.chance import chance_floor
 from app.search.feedback import expand_sparse, rocchio
 from app.search.fusion import FUSERS, SCORE_FUSIONS, as_if_unfiltered
-from app.search.grouping import COVER_POOL, group_versions
+from app.search.grouping import COVER_POOL, group_versions, missing_terms
 from app.search.lane_rescore import with_sentence_scores, with_title_weight
 from app.search.lanes import LANE_FIELDS, ask_lanes, hydrate, lane_query
 from app.search.query_syntax import folded_words, holds_phrase, holds_phrases
@@ -106,6 +106,7 @@ MAX_FOCUSED = 30
 _STEMMER = SnowballStemmer("english")  # the BM25 model's stemmer
 # A shown version's chunks read per lane for its own evidence and total (pipeline.own_chunks)
 ROW_DEPTH = 100
+MAX_PARTS = 2  # chunks asked for a version's missing query words: evidence cites ≤ 3
 STEPS = ("embed", "dense", "sparse", "entity", "fuse", "rerank", "group")
 
 
@@ -333,6 +334,41 @@ class SearchEngine:
         full = self._read([c for v in versions for c in v.chunks[:COVER_POOL]])
         return [replace(v, chunks=tuple(full.get(c.point_id, c) for c in v.chunks))
                 for v in versions]
+
+    def with_parts(self, plan: SearchPlan, versions: list[VersionHit],
+                   terms: frozenset[str]) -> list[VersionHit]:
+        """Each version whose pool (its COVER_POOL best chunks, texts read) lacks some query
+        words, with its best chunks for those words (``VersionHit.parts``): BM25 asked for the
+        missing words alone inside the version, one engine call for the page. A long
+        agreement of near-identical termination clauses ranks its one interest clause far
+        down; "termination and interest" must still cite it (issue 53 item 1)."""
+        asks: list[tuple[int, LaneQuery]] = []
+        for i, version in enumerate(versions):
+            missing = missing_terms(version, terms)
+            if not missing:
+                continue
+            found = self.models.sparse.embed_query(" ".join(sorted(missing)), plan.languages)
+            if not found.indices:
+                continue
+            inside = replace(plan.filter, document_ids=(version.document_id,),
+                             version_ids=(version.version_id,))
+            asks.append((i, lane_query("sparse", weigh_query(found, plan.corpus(found.indices)),
+                                       inside, min(len(missing), MAX_PARTS))))
+        if not asks:
+            return versions
+        rows = list(versions)
+        found_parts: dict[int, list[Candidate]] = {}
+        for (i, _), hits in zip(asks, self.store.query_batch([q for _, q in asks]),
+                                strict=True):
+            ranked = {c.point_id: c for c in rows[i].chunks}
+            found_parts[i] = [ranked.get(h.id) or Candidate(
+                h.id, h.payload[DOCUMENT_ID], h.payload[VERSION_ID], int(h.payload[CHUNK_INDEX]),
+                payload={}, sparse_score=h.score) for h in hits]
+        full = hydrate(self.store, [c for cs in found_parts.values() for c in cs])
+        by_id = {c.point_id: c for c in full}  # their whole payloads: text, headings, lines
+        for i, parts in found_parts.items():
+            rows[i] = replace(rows[i], parts=tuple(by_id.get(c.point_id, c) for c in parts))
+        return rows
 
     def _start_embedding(self, query: str,
                          trace: Trace) -> Future[tuple[list[float], float]] | None:

@@ -408,6 +408,8 @@ def _evidence(s: Searching) -> Searching:
     terms = query_terms(s.words)
     if terms:  # evidence chosen to cover the query's words: the pool's texts first
         shown = engine.with_pool_texts(shown)
+        if not (s.query.changed_only or s.parsed.phrases):  # then the rest of each version
+            shown = engine.with_parts(s.plan, shown, terms)  # (not where evidence is narrowed)
     return replace(s, shown=tuple(engine.with_texts(with_evidence(shown, terms))))
 
 

@@ -95,6 +95,9 @@ class VersionHit:
     version_id: str
     chunks: tuple[Candidate, ...]
     evidence: tuple[Candidate, ...] = ()
+    # the version's best chunk for query words its best chunks lack (pipeline.with_parts):
+    # what the evidence may cite beside them, outside the row's ranking
+    parts: tuple[Candidate, ...] = ()
 
     @property
     def best(self) -> Candidate:

@@ -72,3 +72,23 @@ def test_a_neighbour_that_adds_words_is_cited_one_that_adds_none_gives_way() -> 
     terms = query_terms("sickness reported and holiday requests")
     (version,) = with_evidence(group_versions(ranked), terms)
     assert [c.chunk_index for c in version.evidence] == [0, 1, 4]
+
+
+def test_a_part_beyond_the_pool_is_cited_only_for_a_word_the_pool_lacks() -> None:
+    """Twelve termination clauses fill the pool (ten read); the interest clause, found for the
+    missing word by with_parts, is cited third; a part adding nothing is not cited."""
+    from dataclasses import replace
+
+    from app.search.grouping import missing_terms
+    from app.search.spans import query_terms
+
+    ranked = [cand("a", i, text=f"Termination of schedule {i}.") for i in range(12)]
+    terms = query_terms("termination and interest")
+    (version,) = group_versions(ranked)
+    assert missing_terms(version, terms) == {"interest"}
+    interest = cand("a", 119, text="Interest accrues on late payment.")
+    (cited,) = with_evidence([replace(version, parts=(interest,))], terms)
+    assert [c.chunk_index for c in cited.evidence] == [0, 2, 119]  # parts after the ranked
+    idle = cand("a", 130, text="Termination of schedule 130.")
+    (cited,) = with_evidence([replace(version, parts=(idle,))], terms)
+    assert [c.chunk_index for c in cited.evidence] == [0, 2, 4]  # neighbours give way
