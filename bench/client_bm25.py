@@ -33,9 +33,10 @@ def main() -> None:
     from app.models.loading import load_models
     from app.registry import bm25_stats
     from app.registry import clients as reg
+    from app.registry.bm25_stats import term_document_frequencies
     from app.registry.database import make_engine, make_sessionmaker, migrate, transaction
     from app.registry.tables import Document, DocumentVersion
-    from app.search.bm25 import CorpusStats, term_document_frequencies, weigh_query
+    from app.search.bm25 import CorpusStats, weigh_query
     from app.store import ChunkFilter, ChunkPoint
     from app.store.base import SEARCHABLE, point_id
     from app.store.edge import EdgeStore

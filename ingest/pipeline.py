@@ -37,11 +37,11 @@ from app.registry import bm25_stats, discovery, jobs, threads
 from app.registry import documents as docs_registry
 from app.registry import near_duplicates as near_registry
 from app.registry import watches as watches_registry
+from app.registry.bm25_stats import term_document_frequencies
 from app.registry.database import transaction
 from app.registry.jobs import ClaimedJob
 from app.registry.tables import Document, DocumentVersion, IngestionJob
 from app.registry.threads import MAIL_KINDS
-from app.search.bm25 import term_document_frequencies
 from app.settings import IngestSettings
 from app.store import ChunkPoint, VectorStore
 from app.store.base import ACCESS, point_id

@@ -7,11 +7,11 @@ import math
 import pytest
 
 from app.models.encoders import SparseVec
+from app.registry.bm25_stats import term_document_frequencies
 from app.search.bm25 import (
     BackgroundPrior,
     CorpusStats,
     idf,
-    term_document_frequencies,
     weigh_query,
 )
 

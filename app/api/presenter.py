@@ -1,4 +1,4 @@
-"""The search service's answer as the contract's Evidence Result (app/api/schemas.py).
+"""The search service's answer as the contract's Evidence Result (app/api/schemas/search.py).
 
 Literal spans are computed here, for the evidence shown; explain adds each item's scores.
 """

@@ -14,14 +14,14 @@ judgments are the caller's.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from sqlalchemy.orm import Session
 
 from app.calibration.stats import cross_validate, ndcg_at_k, paired
-from app.domain.errors import Conflict
+from app.domain.errors import BadRequest, Conflict
 from app.registry import judgments as judgments_registry
 from app.search.service import SearchQuery, SearchService
 
@@ -59,6 +59,18 @@ class CalibrationReport:
         out = asdict(self)
         out["interval"] = list(self.interval)
         return out
+
+
+def record_judgments_of(session: Session, *, client_id: str, items: Sequence[Any]) -> int:
+    """A client's judgments stored (each item: query, grade, and a document_id or a
+    chunk_id, one of them — its ``target``), as POST /judgments and `evidence calibrate`
+    take them; the client's total after. 422 INVALID_JUDGMENT names the first bad item."""
+    for i, item in enumerate(items):
+        if (item.document_id is None) == (item.chunk_id is None):
+            raise BadRequest(f"items[{i}]: give document_id or chunk_id, one of them",
+                             code="INVALID_JUDGMENT", details={"item": i})
+    return judgments_registry.record(session, client_id=client_id, items=[
+        (item.query, item.target, item.grade) for item in items])
 
 
 def grid(default: Setting) -> list[Setting]:

@@ -65,16 +65,15 @@ def _via_server(settings: Settings, api_key: str | None, server: str,
 
 def _in_process(settings: Settings, api_key: str | None,
                 items: list[dict[str, Any]]) -> dict[str, Any]:
-    from app.api.routes.judgments import record_judgments
     from app.api.schemas import CalibrationOut, JudgmentsIn
-    from app.calibration.service import Setting, run_and_apply
+    from app.calibration.service import Setting, record_judgments_of, run_and_apply
     from app.cli.search_answers import in_process_service, parsed_body
 
     batches = [parsed_body(JudgmentsIn, {"items": items[start:start + BATCH]})
                for start in range(0, len(items), BATCH)]
     with in_process_service(settings, api_key) as (s, client, service):  # StoreLocked: server
         for batch in batches:
-            record_judgments(batch, s, client)
+            record_judgments_of(s, client_id=client.id, items=batch.items)
         report = run_and_apply(s, service, client_id=client.id, default=Setting(
             alpha=settings.search.hybrid_alpha, fusion=settings.search.fusion))
     return CalibrationOut(**report.as_json()).model_dump(mode="json")

@@ -16,24 +16,30 @@ from app.domain.errors import ServiceError
 if TYPE_CHECKING:
     from app.settings import Settings
 
+# help as click writes it: wrapped at the terminal's width, nothing cut — Typer's rich panels
+# cut a long default or example ("./data/eval/<datas…") to fit their columns at 80 (issue 53)
+PLAIN_HELP = {"rich_markup_mode": None}
 app = typer.Typer(help="Evidence Search: document-version search on Qdrant.",
-                  no_args_is_help=True, pretty_exceptions_enable=False)
-models_app = typer.Typer(help="Install and inspect the models under ./models.")
-clients_app = typer.Typer(help="Clients, API keys and publication authority.")
-documents_app = typer.Typer(help="The documents a client holds (GET /documents).")
-jobs_app = typer.Typer(help="Ingestion jobs (GET /jobs/{id}).")
-threads_app = typer.Typer(help="E-mail threads (GET /threads/{id}).")
+                  no_args_is_help=True, pretty_exceptions_enable=False, **PLAIN_HELP)
+models_app = typer.Typer(help="Install and inspect the models under ./models.", **PLAIN_HELP)
+clients_app = typer.Typer(help="Clients, API keys and publication authority.", **PLAIN_HELP)
+documents_app = typer.Typer(help="The documents a client holds (GET /documents).", **PLAIN_HELP)
+jobs_app = typer.Typer(help="Ingestion jobs (GET /jobs/{id}).", **PLAIN_HELP)
+threads_app = typer.Typer(help="E-mail threads (GET /threads/{id}).", **PLAIN_HELP)
 app.add_typer(models_app, name="models")
 app.add_typer(clients_app, name="clients")
 app.add_typer(documents_app, name="documents")
 app.add_typer(jobs_app, name="jobs")
 app.add_typer(threads_app, name="threads")
-watch_app = typer.Typer(help="Standing queries: matches of each new version (POST /watches).")
+watch_app = typer.Typer(help="Standing queries: matches of each new version (POST /watches).",
+                        **PLAIN_HELP)
 app.add_typer(watch_app, name="watch")
-sync_app = typer.Typer(help="Folders kept in sync with their documents (POST /sources).")
+sync_app = typer.Typer(help="Folders kept in sync with their documents (POST /sources).",
+                       **PLAIN_HELP)
 app.add_typer(sync_app, name="sync")
-store_app = typer.Typer(help="Move the vector index between engines; back it up.")
-registry_app = typer.Typer(help="The registry database (documents, versions, jobs, clients).")
+store_app = typer.Typer(help="Move the vector index between engines; back it up.", **PLAIN_HELP)
+registry_app = typer.Typer(help="The registry database (documents, versions, jobs, clients).",
+                           **PLAIN_HELP)
 app.add_typer(store_app, name="store")
 app.add_typer(registry_app, name="registry")
 # The consoles every command prints to; commands reach them as ``common.console`` /

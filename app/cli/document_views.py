@@ -70,12 +70,13 @@ def show_document(settings: Settings, api_key: str | None, server: str | None,
     if server:
         return server_call(settings, api_key, server, "GET", f"/documents/{document_id}")
     from app.api.presenter import document_out
+    from app.documents import reads
     from app.registry import documents as docs_registry
 
     with _registry(settings, api_key) as (session, client_id):
         document = docs_registry.get_document(session, client_id=client_id,
                                               document_id=document_id)
-        return document_out(*docs_registry.document_detail(session, document)
+        return document_out(*reads.document_detail(session, document)
                             ).model_dump(mode="json")
 
 
@@ -206,12 +207,13 @@ def list_entities(settings: Settings, api_key: str | None, server: str | None,
     server = server or running_server(settings)  # a running server answers at once
     if server:
         return server_call(settings, api_key, server, "GET", "/entities", params=params)
-    from app.api.routes.entities import entities_page
+    from app.api.schemas import EntityList
+    from app.documents.reads import entities_listing
 
     with _registry(settings, api_key) as (session, client_id):
-        return entities_page(session, client_id, params["group"], q=params.get("q"),
-                             limit=params["limit"], cursor=params.get("cursor")
-                             ).model_dump(mode="json")
+        return EntityList.model_validate(entities_listing(
+            session, client_id, params["group"], q=params.get("q"), limit=params["limit"],
+            cursor=params.get("cursor"))).model_dump(mode="json")
 
 
 def entity_documents(settings: Settings, api_key: str | None, server: str | None,
@@ -223,10 +225,12 @@ def entity_documents(settings: Settings, api_key: str | None, server: str | None
 
         return server_call(settings, api_key, server, "GET",
                            f"/entities/{group}/{quote(value, safe='')}/documents")
-    from app.api.routes.entities import entity_documents_page
+    from app.api.schemas import EntityDocuments
+    from app.documents.reads import entity_documents_listing
 
     with _registry(settings, api_key) as (session, client_id):
-        return entity_documents_page(session, client_id, group, value).model_dump(mode="json")
+        return EntityDocuments.model_validate(entity_documents_listing(
+            session, client_id, group, value)).model_dump(mode="json")
 
 
 def print_entities(console: Console, listing: dict[str, Any]) -> None:
@@ -265,11 +269,12 @@ def show_thread(settings: Settings, api_key: str | None, server: str | None,
         from urllib.parse import quote
 
         return server_call(settings, api_key, server, "GET", f"/threads/{quote(thread_id)}")
-    from app.api.routes.threads import thread_page
+    from app.api.schemas import ThreadOut
+    from app.documents.reads import thread_listing
 
     with _registry(settings, api_key) as (session, client_id):
-        return thread_page(session, client_id, thread_id).model_dump(mode="json",
-                                                                      by_alias=True)
+        return ThreadOut.model_validate(thread_listing(session, client_id, thread_id)
+                                        ).model_dump(mode="json", by_alias=True)
 
 
 def print_thread(console: Console, thread: dict[str, Any]) -> None:

@@ -60,9 +60,9 @@ def _pick(document: dict[str, Any], version_id: str | None) -> dict[str, Any]:
 
 def _here(settings: Any, api_key: str | None, document_id: str, version_id: str | None,
           page: int | None, width: int | None, highlight: str | None) -> tuple[bytes, str]:
-    from app.api.routes.originals import kind_of
     from app.cli.document_views import _registry
     from app.documents.pages import DEFAULT_WIDTH, chunk_highlight, render_page
+    from app.documents.reads import kind_of
     from app.registry import documents as docs_registry
 
     with _registry(settings, api_key) as (session, client_id):

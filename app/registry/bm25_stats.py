@@ -9,12 +9,28 @@ in term order (no lost updates between concurrent publishers, no lock-order dead
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from sqlalchemy import bindparam, delete, literal, select, union_all, update
 from sqlalchemy.orm import Session
 
 from app.registry.tables import Bm25Corpus, Bm25Term, DocumentVersion
+
+if TYPE_CHECKING:
+    from app.models.encoders import SparseVec
+
+def term_document_frequencies(chunk_vectors: Iterable[SparseVec]) -> dict[str, int]:
+    """{term id (as a JSON key): how many of the chunks hold it} for one version — its
+    ``term_df``, counted by ingestion and added here when the version is published (below both
+    ingestion and search, which weighs queries by the sums)."""
+    counts: Counter[int] = Counter()
+    for vector in chunk_vectors:
+        counts.update(set(vector.indices))
+    return {str(term): n for term, n in sorted(counts.items())}
+
+
 
 TERMS = Bm25Term.__table__
 CORPUS = Bm25Corpus.__table__

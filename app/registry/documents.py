@@ -356,26 +356,6 @@ def latest_jobs(session: Session, version_pks: Collection[int]) -> dict[int, str
     return jobs
 
 
-def document_detail(session: Session, document: Document, access: Access = Access()
-                    ) -> tuple[DocumentSummary, list[DocumentVersion],
-                               dict[int, tuple[str | None, str | None]],
-                               tuple[list[str], list[dict]], dict[int, str]]:
-    """A document, every version of it, the failed ones' errors, the other documents
-    holding its current version's text, and each version's last job (GET /documents/{id})."""
-    versions = versions_of(session, document_pk=document.id)
-    current = (document.document_id, document.current_version_id or "")
-    from app.registry.near_duplicates import near_duplicates
-
-    exact, near = without_hidden(
-        session, client_id=document.client_id, access=access,
-        exact=exact_duplicates(session, client_id=document.client_id, keys=[current]),
-        near=near_duplicates(session, client_id=document.client_id, keys=[current]))
-    return (summarise(session, document), versions,
-            version_errors(session, [v.id for v in versions if v.state == "failed"]),
-            (exact.get(current, []), near.get(current, [])),
-            latest_jobs(session, [v.id for v in versions]))
-
-
 def summarise(session: Session, document: Document) -> DocumentSummary:
     rows, _ = list_documents(session, client_id=document.client_id, limit=1,
                              document_pks=[document.id])

@@ -30,8 +30,7 @@ scores. ``m = 0`` is Qdrant's formula exactly.
 from __future__ import annotations
 
 import math
-from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from app.models.encoders import SparseVec
@@ -89,11 +88,3 @@ def weigh_query(vector: SparseVec, stats: CorpusStats) -> SparseVec:
             indices.append(term)
             values.append(weight * stats.idf(term))
     return SparseVec(indices, values)
-
-
-def term_document_frequencies(chunk_vectors: Iterable[SparseVec]) -> dict[str, int]:
-    """{term id (as a JSON key): how many of the chunks hold it} for one version."""
-    counts: Counter[int] = Counter()
-    for vector in chunk_vectors:
-        counts.update(set(vector.indices))
-    return {str(term): n for term, n in sorted(counts.items())}

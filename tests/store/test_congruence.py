@@ -9,7 +9,8 @@ import pytest
 
 from app.domain.errors import ModelMismatchError, StoreNeedsReindex, StoreRejected
 from app.models.encoders import SparseVec
-from app.search.bm25 import CorpusStats, term_document_frequencies, weigh_query
+from app.registry.bm25_stats import term_document_frequencies
+from app.search.bm25 import CorpusStats, weigh_query
 from app.settings import QdrantSettings
 from app.store import ChunkFilter, ChunkPoint, LaneQuery, open_store
 from app.store.base import DENSE, HIDDEN, SEARCHABLE, SPARSE, point_id

@@ -27,6 +27,7 @@ from app.api.schemas import (
     VersionState,
     error_responses,
 )
+from app.documents import reads
 from app.documents.access import relabel
 from app.documents.deletion import delete_document as delete_document_family
 from app.documents.uploads import (
@@ -118,7 +119,7 @@ def change_document(body: DocumentChange, runtime: RuntimeDep, session: SessionD
     session.commit()
     audit.record(client, "access_change", target=document.document_id,
                  details={"access": list(groups)})
-    return document_out(*docs_registry.document_detail(session, document, client.access))
+    return document_out(*reads.document_detail(session, document, client.access))
 
 
 @router.get("/documents", response_model=DocumentList,
@@ -149,7 +150,7 @@ def list_documents(
 def get_document(session: SessionDep, client: ClientDep, document: DocumentDep,
                  audit: AuditDep) -> DocumentOut:
     audit.record(client, "document_read", target=document.document_id)
-    return document_out(*docs_registry.document_detail(session, document, client.access))
+    return document_out(*reads.document_detail(session, document, client.access))
 
 
 @router.delete("/documents/{document_id}", status_code=204,

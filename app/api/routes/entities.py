@@ -7,27 +7,18 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
-from sqlalchemy.orm import Session
 
 from app.api.deps import PublishingClientDep, SessionDep
 from app.api.schemas import (
-    EntityDocument,
     EntityDocuments,
     EntityGroup,
     EntityList,
-    EntityOut,
     error_responses,
 )
+from app.documents import reads
 from app.documents.entity_pages import (
     MAX_QUERY_CHARS,
-    cursor_for,
-    entity_documents,
-    entity_list,
-    offset_of,
 )
-from app.domain.access import Access
-from app.domain.errors import NotFound
-from app.registry import documents as docs_registry
 
 router = APIRouter(tags=["entities"])
 MAX_VALUE_CHARS = 500
@@ -49,8 +40,8 @@ def list_entities(
 ) -> EntityList:
     """The group's entities named in the client's current versions, most documents first,
     each with its documents and mentions (the values are untrusted document text)."""
-    return entities_page(session, client.id, group, q=q, limit=limit, cursor=cursor,
-                         access=client.access)
+    return EntityList.model_validate(reads.entities_listing(
+        session, client.id, group, q=q, limit=limit, cursor=cursor, access=client.access))
 
 
 @router.get("/entities/{group}/{value:path}/documents", response_model=EntityDocuments,
@@ -63,27 +54,6 @@ def entity_versions(
 ) -> EntityDocuments:
     """The client's current versions naming the entity, most mentions first; 404 where none
     does (another client's entities are never seen)."""
-    return entity_documents_page(session, client.id, group, value, client.access)
+    return EntityDocuments.model_validate(reads.entity_documents_listing(
+        session, client.id, group, value, client.access))
 
-
-def entities_page(session: Session, client_id: str, group: str, *, q: str | None, limit: int,
-                  cursor: str | None, access: Access = Access()) -> EntityList:
-    """GET /entities's answer (the CLI reads the registry through this too), counted over
-    the documents ``access`` may see."""
-    offset = offset_of(cursor)
-    items, total = entity_list(docs_registry.current_entity_rows(
-        session, client_id=client_id, access=access), group, q=q, offset=offset, limit=limit)
-    more = offset + len(items) < total
-    return EntityList(group=group, items=[EntityOut(**i) for i in items], total=total,
-                      next_cursor=cursor_for(offset + len(items)) if more else None)
-
-
-def entity_documents_page(session: Session, client_id: str, group: str, value: str,
-                          access: Access = Access()) -> EntityDocuments:
-    items = entity_documents(docs_registry.current_entity_rows(
-        session, client_id=client_id, access=access), group, value)
-    if not items:
-        raise NotFound(f"no current document names {value!r} under {group}",
-                       code="ENTITY_NOT_FOUND", details={"group": group})
-    return EntityDocuments(group=group, value=value,
-                           items=[EntityDocument(**i) for i in items])

@@ -22,8 +22,7 @@ from app.api.schemas import (
     error_responses,
 )
 from app.calibration import runs as calibration_runs_service
-from app.calibration.service import Setting
-from app.domain.errors import BadRequest
+from app.calibration.service import Setting, record_judgments_of
 from app.registry import calibration_runs
 from app.registry import judgments as judgments_registry
 from app.registry.tables import CalibrationRun
@@ -40,12 +39,7 @@ def record_judgments(body: JudgmentsIn, session: SessionDep,
     """Judgments of your own: this document (or the document of this chunk) answers this query
     this well (0–3). A pair judged again takes the new grade. They are this client's alone;
     at most 10,000 (409 JUDGMENT_LIMIT_REACHED, nothing stored, past it)."""
-    for i, item in enumerate(body.items):
-        if (item.document_id is None) == (item.chunk_id is None):
-            raise BadRequest(f"items[{i}]: give document_id or chunk_id, one of them",
-                             code="INVALID_JUDGMENT", details={"item": i})
-    total = judgments_registry.record(session, client_id=client.id, items=[
-        (item.query, item.target, item.grade) for item in body.items])
+    total = record_judgments_of(session, client_id=client.id, items=body.items)
     return JudgmentsStored(stored=len(body.items), total=total)
 
 

@@ -18,8 +18,8 @@ from app.documents.pages import (
     chunk_highlight,
     render_page,
 )
+from app.documents.reads import kind_of
 from app.domain.errors import NotFound
-from app.domain.formats import SUPPORTED
 from app.registry import documents as docs_registry
 from app.registry.tables import Document, DocumentVersion
 
@@ -27,14 +27,6 @@ router = APIRouter(tags=["documents"])
 VersionId = Annotated[str, Path(pattern="^v[0-9]{1,9}$", description="v1, v2, …")]
 CHUNK_ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._\\-]{0,199}:v[0-9]{1,9}:[0-9]{1,6}$"
 MAX_PAGE = 100_000
-
-
-KIND_BY_MIME = {mime: kind for kind, mime in SUPPORTED.values()}
-
-
-def kind_of(version: DocumentVersion) -> str:
-    """The version's own kind (a document's kind is its latest upload's)."""
-    return KIND_BY_MIME.get(version.mime_type, "")
 
 
 def _version(session: SessionDep, document: Document, version_id: str) -> DocumentVersion:

@@ -6,12 +6,10 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path
-from sqlalchemy.orm import Session
 
 from app.api.deps import PublishingClientDep, SessionDep
-from app.api.schemas import ThreadMessage, ThreadOut, error_responses
-from app.domain.access import Access
-from app.registry import threads as threads_registry
+from app.api.schemas import ThreadOut, error_responses
+from app.documents import reads
 
 router = APIRouter(tags=["threads"])
 THREAD_ID_PATTERN = "^th-[0-9a-f]{16}$"
@@ -26,13 +24,6 @@ def get_thread(session: SessionDep, client: PublishingClientDep,
                ) -> ThreadOut:
     """A thread's messages in date order, with the message each answers; 404 where the
     caller has none of it (another client's threads are never seen)."""
-    return thread_page(session, client.id, thread_id, client.access)
+    return ThreadOut.model_validate(reads.thread_listing(session, client.id, thread_id,
+                                                        client.access))
 
-
-def thread_page(session: Session, client_id: str, thread_id: str,
-                access: Access = Access()) -> ThreadOut:
-    """GET /threads/{thread_id}'s answer (the CLI reads the registry through this too): the
-    messages ``access`` may see; 404 where it sees none."""
-    messages = threads_registry.thread_messages(session, client_id=client_id,
-                                                thread_id=thread_id, access=access)
-    return ThreadOut(thread_id=thread_id, messages=[ThreadMessage(**m) for m in messages])

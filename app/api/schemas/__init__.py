@@ -1,0 +1,123 @@
+"""The HTTP layer's request and response models, a module for what each describes:
+search (the contract's request and Evidence Results), metadata, documents and jobs, entities
+and threads, clients and keys, watches, calibration, health, and the shared pieces. Every
+name is importable from here as before."""
+
+from app.api.schemas.calibration import (  # noqa: F401
+    CHUNK_ID_PATTERN,
+    CalibrationOut,
+    CalibrationRunOut,
+    CalibrationState,
+    JudgmentIn,
+    JudgmentList,
+    JudgmentOut,
+    JudgmentsIn,
+    JudgmentsStored,
+    SearchDefaults,
+)
+from app.api.schemas.clients import (  # noqa: F401
+    ClientOut,
+    DiscoveryState,
+    DiscoverySwitch,
+    KeyIssued,
+    KeyRequest,
+    MetadataCatalog,
+    MetadataKey,
+)
+from app.api.schemas.common import (  # noqa: F401
+    MAX_QUERY_CHARS,
+    NOT_BLANK,
+    DocumentKind,
+    ErrorBody,
+    ErrorResponse,
+    FilterNot,
+    FilterRange,
+    FilterScalar,
+    FilterValue,
+    Fusion,
+    JobStatus,
+    JsonInteger,
+    RangeBound,
+    Scope,
+    Versions,
+    VersionState,
+    _integral,
+    error_responses,
+)
+from app.api.schemas.documents import (  # noqa: F401
+    Change,
+    ChangeSide,
+    ChangesOut,
+    DocumentChange,
+    DocumentList,
+    DocumentOut,
+    JobOut,
+    JobStage,
+    UploadAccepted,
+    VersionOut,
+)
+from app.api.schemas.entities import (  # noqa: F401
+    EntityDocument,
+    EntityDocuments,
+    EntityGroup,
+    EntityList,
+    EntityOut,
+    ThreadMessage,
+    ThreadOut,
+)
+from app.api.schemas.health import (  # noqa: F401
+    Health,
+    Liveness,
+    Readiness,
+)
+from app.api.schemas.metadata import (  # noqa: F401
+    CanonicalMetadata,
+    ClassificationMetadata,
+    DocumentMetadata,
+    LocationMetadata,
+    QualityMetadata,
+    SourceMetadata,
+    _MetadataGroup,
+)
+from app.api.schemas.search import (  # noqa: F401
+    CONTRACT_REQUEST_EXAMPLE,
+    CONTRACT_RESPONSE_EXAMPLE,
+    AutocutInfo,
+    ContentEvidence,
+    ContentItem,
+    ContentLane,
+    ContextMatch,
+    Contribution,
+    Diagnostic,
+    DocumentVersionRef,
+    EvidenceResult,
+    FacetValue,
+    FailedStage,
+    LaneDiagnosis,
+    LaneExplain,
+    LaneFailureInfo,
+    LaneName,
+    LiteralSpan,
+    Meta,
+    MetadataEvidence,
+    MetadataItem,
+    PageBox,
+    QuerySyntax,
+    ResultRow,
+    RetrievalInfo,
+    RetrievalStatus,
+    Scores,
+    SearchRequest,
+    SearchTerms,
+    Snippet,
+    TableLocation,
+    ThreadRef,
+)
+from app.api.schemas.watches import (  # noqa: F401
+    WatchCreate,
+    WatchDelivery,
+    WatchList,
+    WatchMatches,
+    WatchMatchOut,
+    WatchOut,
+)
