@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from app.cli import app
+from app.cli.common import TrimmedConsole
 from app.settings import get_settings
 
 pytestmark = pytest.mark.integration
@@ -286,11 +287,10 @@ def test_documents_show_names_each_versions_job_for_jobs_show(env: Path) -> None
 def test_a_long_failure_reason_wraps_under_itself(env: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 53: failure-reason continuation lines fell back to column 0."""
-    from rich.console import Console
 
     from app.cli import common
 
-    monkeypatch.setattr(common, "console", Console(width=60, highlight=False))
+    monkeypatch.setattr(common, "console", TrimmedConsole(width=60, highlight=False))
     folder = env / "docs"
     folder.mkdir()
     (folder / "broken-with-a-rather-long-name.pdf").write_bytes(b"%PDF-1.4 broken")

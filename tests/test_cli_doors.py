@@ -14,6 +14,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from app import cli
+from app.cli.common import TrimmedConsole
 from app.cli.search_answers import parse_filter_options, print_answer
 from app.domain.errors import BadRequest
 from app.settings import get_settings
@@ -28,8 +29,9 @@ LONG_TEXT = ("The quarterly budget report for project Apollo shows spending of $
 @pytest.fixture
 def narrow(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[CliRunner]:
     """The CLI printing at 80 columns, with a data folder of its own and no key in the env."""
-    monkeypatch.setattr(cli.common, "console", Console(width=WIDTH, highlight=False))
-    monkeypatch.setattr(cli.common, "err", Console(width=WIDTH, stderr=True, highlight=False))
+    monkeypatch.setattr(cli.common, "console", TrimmedConsole(width=WIDTH, highlight=False))
+    monkeypatch.setattr(cli.common, "err", TrimmedConsole(width=WIDTH, stderr=True,
+                                                          highlight=False))
     monkeypatch.setenv("EVIDENCE_DATA_DIR", str(tmp_path / "cli-data"))
     monkeypatch.delenv("EVIDENCE_API_KEY", raising=False)
     get_settings.cache_clear()

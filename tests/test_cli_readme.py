@@ -11,10 +11,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 from typer.testing import CliRunner
 
 from app import cli
+from app.cli.common import TrimmedConsole
 from app.settings import get_settings
 from tests.conftest import MODELS_DIR, REPO
 from tests.factories import pdf_bytes
@@ -36,8 +36,9 @@ def workspace(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]
     if not (MODELS_DIR / "manifest.json").exists():
         pytest.skip(f"no models installed in {MODELS_DIR}: run `evidence models install`")
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(cli.common, "console", Console(width=WIDTH, highlight=False))
-    monkeypatch.setattr(cli.common, "err", Console(width=WIDTH, stderr=True, highlight=False))
+    monkeypatch.setattr(cli.common, "console", TrimmedConsole(width=WIDTH, highlight=False))
+    monkeypatch.setattr(cli.common, "err", TrimmedConsole(width=WIDTH, stderr=True,
+                                                          highlight=False))
     monkeypatch.setenv("EVIDENCE_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("EVIDENCE_MODELS__DIR", str(MODELS_DIR))
     monkeypatch.setenv("EVIDENCE_INGEST__CHILD_PROCESS", "false")
@@ -97,6 +98,8 @@ def test_every_readme_command_reads_at_80_columns(workspace: Path) -> None:
                     and "--json" not in args  # JSON is for programs: the API's own lines
                     and not line.startswith("error: ")]  # one line: the terminal wraps it
         assert not too_wide, (command, too_wide)
+        padded = [line for line in out.splitlines() if line != line.rstrip()]
+        assert not padded, (command, padded)  # never padded with spaces to the width
         assert "Traceback" not in out and result.exception is None or isinstance(
             result.exception, SystemExit), (command, out, result.exception)
         if "--scope both" in command:  # the default client has not enabled discovery

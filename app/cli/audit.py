@@ -79,8 +79,9 @@ def print_audit(out: Console, page: dict[str, Any]) -> None:
         out.print("no events")
     for e in page["events"]:
         who = e.get("key_prefix") or e.get("actor") or "?"
-        out.print(f"{e['at'][:19].replace('T', ' ')}  {escape(who):<10}  {e['action']:<14}"
-                  f"  {escape(e.get('target') or '')}", overflow="fold")
+        line = (f"{e['at'][:19].replace('T', ' ')}  {escape(who):<10}  {e['action']:<14}"
+                f"  {escape(e.get('target') or '')}")
+        out.print(line.rstrip(), overflow="fold")  # no target: no spaces after the action
         if e.get("query"):
             out.print(indented(Text(e["query"].replace("\n", " | ")), 4))
     if page.get("next_cursor"):

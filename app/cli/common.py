@@ -4,12 +4,14 @@ CLI's own remedies, the common options."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.segment import Segment
 
 from app.domain.errors import ServiceError
 
@@ -44,8 +46,19 @@ app.add_typer(store_app, name="store")
 app.add_typer(registry_app, name="registry")
 # The consoles every command prints to; commands reach them as ``common.console`` /
 # ``common.err`` so a test (or a caller) can swap them here for every command at once.
-console = Console()
-err = Console(stderr=True)
+class TrimmedConsole(Console):
+    """A console whose lines end at their last character: rich leaves the space it wrapped
+    at, and pads a table's or a panel's lines out to the width — runs of spaces to column 80
+    in a pipe, a copied answer or a diff (issue 53 item 6)."""
+
+    _TRAILING = re.compile(r"[ \t]+((?:\x1b\[[0-9;]*m)*)$", re.M)
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        return self._TRAILING.sub(r"\1", super()._render_buffer(buffer))
+
+
+console = TrimmedConsole()
+err = TrimmedConsole(stderr=True)
 
 
 def get_settings() -> Settings:

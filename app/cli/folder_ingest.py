@@ -35,7 +35,8 @@ def ingest_in_process(settings: Settings, files: list[Path], root: Path, source:
     try:
         created = ensure_first_client(settings, runtime.sessions)
         if created:
-            progress.console.print(f"created the first client 'default'; API key: {created}")
+            # the key on a line of its own: copied whole, never wrapped after a space
+            progress.console.print(f"created the first client 'default'; its API key:\n{created}")
         key = resolve_key(settings, api_key)
         summary = _summary()
         job_ids: dict[str, str] = {}
