@@ -342,18 +342,25 @@ class SearchEngine:
         missing words alone inside the version, one engine call for the page. A long
         agreement of near-identical termination clauses ranks its one interest clause far
         down; "termination and interest" must still cite it (issue 53 item 1)."""
-        asks: list[tuple[int, LaneQuery]] = []
+        wanted: list[tuple[int, SparseVec]] = []
+        embedded: dict[frozenset[str], SparseVec] = {}  # rows often lack the same words
         for i, version in enumerate(versions):
             missing = missing_terms(version, terms)
-            if not missing:
-                continue
-            found = self.models.sparse.embed_query(" ".join(sorted(missing)), plan.languages)
-            if not found.indices:
-                continue
+            if missing and missing not in embedded:
+                embedded[missing] = self.models.sparse.embed_query(" ".join(sorted(missing)),
+                                                                   plan.languages)
+            if missing and embedded[missing].indices:
+                wanted.append((i, embedded[missing]))
+        # the client's statistics for every row's words in one registry read
+        stats = plan.corpus(sorted({t for _, v in wanted for t in v.indices})) if wanted \
+            else None
+        asks: list[tuple[int, LaneQuery]] = []
+        for i, found in wanted:
+            version = versions[i]
             inside = replace(plan.filter, document_ids=(version.document_id,),
                              version_ids=(version.version_id,))
-            asks.append((i, lane_query("sparse", weigh_query(found, plan.corpus(found.indices)),
-                                       inside, min(len(missing), MAX_PARTS))))
+            asks.append((i, lane_query("sparse", weigh_query(found, stats), inside,
+                                       min(len(found.indices), MAX_PARTS))))
         if not asks:
             return versions
         rows = list(versions)

@@ -584,11 +584,19 @@ def _require_ready(session: Session, client_id: str, scope: str) -> None:
 
 def client_corpus(session: Session, client_id: str,
                   prior: BackgroundPrior | None) -> CorpusLookup:
-    """The client's own BM25 statistics, read in this session, with the public prior."""
+    """The client's own BM25 statistics, read in this session, with the public prior. Terms
+    read once in this search are not read again: the evidence stage's parts
+    (pipeline.with_parts) ask for words of the query the search has just weighed."""
+    read: dict[int, int] = {}
+    counted: list[int] = []  # the client's chunk count, from the first read
 
     def lookup(terms: Sequence[int]) -> CorpusStats:
-        chunks, df = bm25_stats.lookup(session, client_id=client_id, terms=terms)
-        return CorpusStats(chunks, df, prior)
+        unread = [t for t in terms if t not in read]
+        if unread or not counted:
+            chunks, df = bm25_stats.lookup(session, client_id=client_id, terms=unread)
+            read.update({t: df.get(t, 0) for t in unread})
+            counted[:] = [chunks]
+        return CorpusStats(counted[0], {t: read[t] for t in terms}, prior)
 
     return lookup
 
