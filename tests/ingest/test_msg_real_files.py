@@ -6,6 +6,7 @@ document.date before the properties were read themselves (issue 53 item 2)."""
 
 from __future__ import annotations
 
+import datetime
 from pathlib import Path
 
 import pytest
@@ -50,3 +51,24 @@ def test_a_fuzzers_broken_msg_fails_its_own_job_with_a_code() -> None:
     with pytest.raises(ExtractionError) as failed:
         extract("msg", (FIXTURES / name).read_bytes(), name)
     assert failed.value.code == "MSG_CORRUPT"
+
+
+@pytest.mark.parametrize("value, plausible", [
+    (datetime.datetime(1970, 12, 31, 23, 59, 59, tzinfo=datetime.UTC), False),
+    (datetime.datetime(1971, 1, 1, tzinfo=datetime.UTC), True),
+    (datetime.datetime(2200, 12, 31, 23, 59, 59, tzinfo=datetime.UTC), True),
+    (datetime.datetime(2201, 1, 1, tzinfo=datetime.UTC), False),
+    (datetime.datetime(1601, 1, 1, tzinfo=datetime.UTC), False),  # MAPI's "no date"
+    (datetime.datetime(4501, 1, 1, tzinfo=datetime.UTC), False),  # MAPI's "never"
+    ("Thu, 14 Jun 2007 09:42:53 +0000", True),  # a header's Date as written
+    ("Thu, 31 Dec 1970 09:42:53 +0000", False),
+    ("not a date", False),
+    (None, False),
+])
+def test_a_msg_time_is_a_date_only_between_1971_and_2200(value: object,
+                                                         plausible: bool) -> None:
+    """Both sides of both bounds: MAPI writes "no time" as 1601 or 4501, which must never
+    become document.date."""
+    from ingest.extract.email import _plausible
+
+    assert _plausible(value) is plausible
