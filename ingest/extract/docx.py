@@ -23,6 +23,7 @@ from ingest.extract.ooxml import (
     R_NS,
     chart_paragraphs,
     diagram_paragraphs,
+    open_mending,
     parse_part,
     transitional_package,
 )
@@ -183,8 +184,12 @@ class _Walker:
             for reference in element.iter(tag):
                 rid = reference.get(f"{{{R_NS}}}{attribute}")
                 related = self.part.related_parts.get(rid) if rid else None
-                if related is not None and not _inside(reference, FALLBACK, element):
+                if related is None or _inside(reference, FALLBACK, element):
+                    continue
+                try:
                     yield "\n".join(read(related.blob))
+                except Exception as exc:  # noqa: BLE001 — not the paragraph that anchors it
+                    self._skip("a chart" if tag == C_CHART else "a SmartArt diagram", exc)
 
     def table(self, element: Any, depth: int) -> None:
         """A table one block, a row a line, cells joined by " | "; a table in a cell is that
@@ -357,13 +362,13 @@ def extract_docx(content: bytes, filename: str) -> ExtractedText:
 
     check_unzipped_size(content, filename)
     content, strict = transitional_package(content)
-    try:
-        document = docx.Document(io.BytesIO(content))
+    try:  # warnings: each names an element or part left out
+        document, content, warnings = open_mending(
+            lambda data: docx.Document(io.BytesIO(data)), content)
     except (zipfile.BadZipFile, KeyError, ValueError, SyntaxError) as exc:  # lxml: XML
         raise ExtractionError(f"{filename} is not a readable DOCX file ({type(exc).__name__}); "
                               "it may be corrupt or an old .doc", code="DOCX_CORRUPT") from None
     styles = _style_names(document)
-    warnings: list[str] = []  # each names an element left out
     body = _Walker(document.part, styles, warnings)
     body.walk(document.element.body)
     body.finish()

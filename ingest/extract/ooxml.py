@@ -9,7 +9,9 @@ it is read here from the XML the file holds (ECMA-376 Part 1, §20 DrawingML and
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from lxml import etree
 
@@ -45,6 +47,8 @@ STRICT_TO_TRANSITIONAL = {
         b"http://schemas.openxmlformats.org/officeDocument/2006/sharedTypes",
 }
 STRICT_MARK = b"http://purl.oclc.org/ooxml/"
+
+T = TypeVar("T")
 
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False,
                           remove_comments=True)
@@ -166,3 +170,80 @@ def transitional_package(content: bytes) -> tuple[bytes, bool]:
                 data = strict_to_transitional(data)
             rewritten.writestr(member, data)
     return out.getvalue(), True
+
+
+# A part the reader needs present but whose content is one item of many: when it cannot be
+# parsed, an empty one of its kind stands in, so it costs only itself (named in a warning)
+# rather than the whole file. A document's own body, a workbook's sheets or styles, a deck's
+# presentation part have no stand-in: without them there is nothing to read.
+_P_NS = "http://schemas.openxmlformats.org/presentationml/2006/main"
+_EMPTY_TREE = ('<p:cSld><p:spTree><p:nvGrpSpPr><p:cNvPr id="1" name=""/><p:cNvGrpSpPr/>'
+               '<p:nvPr/></p:nvGrpSpPr><p:grpSpPr/></p:spTree></p:cSld>')
+STAND_INS: tuple[tuple[re.Pattern[str], str, bytes], ...] = tuple(
+    (re.compile(pattern), what, xml.encode()) for pattern, what, xml in (
+        (r"docProps/core\.xml", "the document properties (title, author)",
+         '<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/'
+         'metadata/core-properties"/>'),
+        (r"docProps/app\.xml", "the application properties",
+         '<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/'
+         'extended-properties"/>'),
+        (r"docProps/custom\.xml", "the custom properties",
+         '<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/'
+         'custom-properties"/>'),
+        (r"(word|xl|ppt)/charts/chart\d+\.xml", "a chart",
+         f'<c:chartSpace xmlns:c="{C_NS}"><c:chart><c:plotArea/></c:chart></c:chartSpace>'),
+        (r"ppt/slides/slide\d+\.xml", "a slide",
+         f'<p:sld xmlns:p="{_P_NS}" xmlns:a="{A_NS}">{_EMPTY_TREE}</p:sld>'),
+        (r"ppt/notesSlides/notesSlide\d+\.xml", "a slide's speaker notes",
+         f'<p:notes xmlns:p="{_P_NS}" xmlns:a="{A_NS}">{_EMPTY_TREE}</p:notes>'),
+        (r"ppt/slideLayouts/slideLayout\d+\.xml", "a slide layout (what its slides inherit)",
+         f'<p:sldLayout xmlns:p="{_P_NS}" xmlns:a="{A_NS}">{_EMPTY_TREE}</p:sldLayout>'),
+        (r"ppt/slideMasters/slideMaster\d+\.xml", "a slide master (what its slides inherit)",
+         f'<p:sldMaster xmlns:p="{_P_NS}" xmlns:a="{A_NS}">{_EMPTY_TREE}</p:sldMaster>'),
+    ))
+
+
+def mend_parts(content: bytes) -> tuple[bytes, list[str]]:
+    """The package with each unparseable part that has a stand-in (``STAND_INS``) replaced by
+    an empty one of its kind, and a warning for each; ``content`` itself when none was
+    replaced. Asked only after the reader failed on XML, so a sound file pays nothing."""
+    import io
+    import zipfile
+
+    try:
+        package = zipfile.ZipFile(io.BytesIO(content))
+        members = package.infolist()
+    except (zipfile.BadZipFile, OSError):
+        return content, []
+    warnings: list[str] = []
+    replaced: dict[str, bytes] = {}
+    for member in members:
+        stand_in = next((s for s in STAND_INS if s[0].fullmatch(member.filename)), None)
+        if stand_in is None:
+            continue
+        try:
+            parse_part(package.read(member))
+        except (etree.XMLSyntaxError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+            replaced[member.filename] = stand_in[2]
+            warnings.append(f"{stand_in[1]} ({member.filename}) could not be read and was "
+                            f"left out ({type(exc).__name__}: {str(exc)[:120]})")
+    if not replaced:
+        return content, []
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as mended:
+        for member in members:
+            mended.writestr(member, replaced.get(member.filename) or package.read(member))
+    return out.getvalue(), warnings
+
+
+def open_mending(read: Callable[[bytes], T], content: bytes) -> tuple[T, bytes, list[str]]:
+    """``read(content)``; where the reader fails on a part's XML, the package mended
+    (``mend_parts``) and read once more. Returns what was read, the package it was read from
+    and a warning per part left out; the reader's own error where nothing could be mended."""
+    try:
+        return read(content), content, []
+    except SyntaxError:  # lxml's XMLSyntaxError is one
+        mended, warnings = mend_parts(content)
+        if not warnings:
+            raise
+    return read(mended), mended, warnings

@@ -30,6 +30,7 @@ from ingest.extract.ooxml import (
     chart_paragraphs,
     diagram_paragraphs,
     drawing_paragraphs,
+    open_mending,
     parse_part,
     related,
     relationships,
@@ -168,14 +169,13 @@ def extract_xlsx(content: bytes, filename: str) -> ExtractedText:
     import openpyxl
 
     check_unzipped_size(content, filename, "xlsx")
-    warnings: list[str] = []
     content, strict = transitional_package(content)
     try:
         # keep_links=False: links to other workbooks are never read (a missing external-link
         # part failed the whole workbook with KeyError)
-        book = openpyxl.load_workbook(io.BytesIO(content), read_only=True, data_only=True,
-                                      keep_links=False)
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
+        book, content, warnings = open_mending(lambda data: openpyxl.load_workbook(
+            io.BytesIO(data), read_only=True, data_only=True, keep_links=False), content)
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError, SyntaxError) as exc:
         raise ExtractionError(f"{filename} is not a readable .xlsx workbook "
                               f"({type(exc).__name__}); it may be corrupt or an old .xls",
                               code="XLSX_CORRUPT") from None
@@ -229,20 +229,33 @@ def drawing_blocks(content: bytes, warnings: list[str]) -> list[Block]:
     for sheet in book.iter(f"{{{SHEET_NS}}}sheet"):
         name, path = sheet.get("name"), paths.get(sheet.get(f"{{{R_NS}}}id") or "")
         for drawing in related(package, path, "drawing") if path else []:
+            texts: list[str] = []
+            # the drawing's own shapes, then each diagram and chart it holds: each costs
+            # only itself
             try:
-                texts = drawing_paragraphs(parse_part(package.read(drawing)))
-                for data in related(package, drawing, "diagramData"):
-                    texts += diagram_paragraphs(package.read(data))
-                for chart in related(package, drawing, "chart"):
-                    texts += chart_paragraphs(package.read(chart))
+                holds = ([("a SmartArt diagram", data, diagram_paragraphs)
+                          for data in related(package, drawing, "diagramData")]
+                         + [("a chart", chart, chart_paragraphs)
+                            for chart in related(package, drawing, "chart")])
             except (KeyError, etree.XMLSyntaxError, zipfile.BadZipFile) as exc:
-                warnings.append(f"a drawing of sheet {name!r} could not be read and was left "
-                                f"out ({type(exc).__name__})")
-                continue
+                warnings.append(f"the diagrams and charts of a drawing of sheet {name!r} "
+                                f"(its relationships) could not be read and were left out "
+                                f"({type(exc).__name__})")
+                holds = []
+            for what, part, read in [("a drawing", drawing, _drawing_paragraphs), *holds]:
+                try:
+                    texts += read(package.read(part))
+                except (KeyError, etree.XMLSyntaxError, zipfile.BadZipFile) as exc:
+                    warnings.append(f"{what} of sheet {name!r} ({part}) could not be read and "
+                                    f"was left out ({type(exc).__name__})")
             if texts:
                 blocks.append(Block(text="\n".join(texts), sheet=name,
                                     heading_path=("Drawings",)))
     return blocks
+
+
+def _drawing_paragraphs(blob: bytes) -> list[str]:
+    return drawing_paragraphs(parse_part(blob))
 
 
 def _sheet_cells(book: Any, sheet: Any) -> Iterator[SparseRow]:

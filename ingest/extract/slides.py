@@ -11,7 +11,12 @@ from typing import Any
 
 from app.domain.errors import ExtractionError
 from ingest.extract.docx import check_unzipped_size
-from ingest.extract.ooxml import chart_paragraphs, diagram_paragraphs, transitional_package
+from ingest.extract.ooxml import (
+    chart_paragraphs,
+    diagram_paragraphs,
+    open_mending,
+    transitional_package,
+)
 from ingest.extract.types import Block, ExtractedText
 
 MAX_SLIDES = 2000
@@ -75,14 +80,20 @@ def _number(value: Any) -> str:
     return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
 
 
-def _diagram_texts(slide: Any) -> list[str]:
+def _diagram_texts(slide: Any, warnings: list[str], where: str) -> list[str]:
     """A slide's SmartArt text: each diagram's data part (python-pptx's shapes stop at the
     graphic frame that holds it)."""
     texts = []
     for rel in slide.part.rels.values():
         if rel.is_external or not rel.reltype.endswith("/diagramData"):
             continue
-        paragraphs = diagram_paragraphs(rel.target_part.blob)
+        try:
+            paragraphs = diagram_paragraphs(rel.target_part.blob)
+        except Exception as exc:  # noqa: BLE001 — a broken diagram costs only itself
+            warnings.append(f"{where}: a SmartArt diagram ({rel.target_part.partname}) could "
+                            f"not be read and was left out ({type(exc).__name__}: "
+                            f"{str(exc)[:120]})")
+            continue
         if paragraphs:
             texts.append("\n".join(paragraphs))
     return texts
@@ -112,10 +123,10 @@ def extract_pptx(content: bytes, filename: str) -> ExtractedText:
     from pptx import Presentation
 
     check_unzipped_size(content, filename, "pptx")
-    warnings: list[str] = []
     content, strict = transitional_package(content)
     try:
-        deck = Presentation(io.BytesIO(content))
+        deck, content, warnings = open_mending(lambda data: Presentation(io.BytesIO(data)),
+                                               content)
     except (zipfile.BadZipFile, KeyError, ValueError, SyntaxError) as exc:  # lxml: XML
         raise ExtractionError(f"{filename} is not a readable .pptx deck ({type(exc).__name__}); "
                               "it may be corrupt or an old .ppt", code="PPTX_CORRUPT") from None
@@ -135,12 +146,13 @@ def extract_pptx(content: bytes, filename: str) -> ExtractedText:
         for text in _shape_texts(slide.shapes, warnings, f"slide {number}"):
             if text != title:
                 blocks.append(Block(text=text, page=number, heading_path=heading))
-        for text in _diagram_texts(slide):
+        for text in _diagram_texts(slide, warnings, f"slide {number}"):
             blocks.append(Block(text=text, page=number, heading_path=heading))
         for text in _master_texts(slide, seen_masters, warnings, number):
             blocks.append(Block(text=text, page=number, heading_path=("Slide master",)))
         if slide.has_notes_slide:
-            notes = slide.notes_slide.notes_text_frame.text.strip()
+            frame = slide.notes_slide.notes_text_frame  # None: notes without a body
+            notes = frame.text.strip() if frame is not None else ""
             if notes:
                 blocks.append(Block(text=f"Speaker notes: {notes}", page=number,
                                     heading_path=heading))
