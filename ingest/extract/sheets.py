@@ -17,7 +17,7 @@ import csv
 import datetime as dt
 import io
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from lxml import etree
@@ -163,6 +163,34 @@ def _letters(index: int) -> str:
     return name
 
 
+def _without_styles(read: Callable[[bytes], Any], content: bytes, failure: Exception
+                    ) -> tuple[Any, bytes, list[str]]:
+    """The workbook read without its styles part, where that part is what openpyxl could not
+    read (Apache POI's picture.xlsx and style-alternate-content.xlsx: a stylesheet with
+    attributes openpyxl does not know). Cell values need no style; a day stored as a number
+    shows as its serial number then, which the warning says. ``failure`` raised again where
+    the workbook has no styles part or fails without it too."""
+    import zipfile
+
+    package = zipfile.ZipFile(io.BytesIO(content))
+    styles = related(package, "xl/workbook.xml", "styles")
+    if not styles:
+        raise failure
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as rest:
+        for member in package.infolist():
+            if member.filename not in styles:
+                rest.writestr(member, package.read(member))
+    try:
+        book = read(out.getvalue())
+    except Exception:  # noqa: BLE001 — the styles were not (all) the trouble
+        raise failure from None
+    return book, out.getvalue(), [
+        f"the workbook's styles ({styles[0]}) could not be read ({type(failure).__name__}: "
+        f"{str(failure)[:120]}); its cells were read without them, so a date may show as its "
+        "serial number"]
+
+
 def extract_xlsx(content: bytes, filename: str) -> ExtractedText:
     import zipfile
 
@@ -170,12 +198,19 @@ def extract_xlsx(content: bytes, filename: str) -> ExtractedText:
 
     check_unzipped_size(content, filename, "xlsx")
     content, strict = transitional_package(content)
-    try:
+    def read(data: bytes) -> Any:
         # keep_links=False: links to other workbooks are never read (a missing external-link
         # part failed the whole workbook with KeyError)
-        book, content, warnings = open_mending(lambda data: openpyxl.load_workbook(
-            io.BytesIO(data), read_only=True, data_only=True, keep_links=False), content)
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError, SyntaxError) as exc:
+        return openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True,
+                                      keep_links=False)
+
+    try:
+        try:
+            book, content, warnings = open_mending(read, content)
+        except (TypeError, ValueError, SyntaxError, AttributeError) as exc:
+            book, content, warnings = _without_styles(read, content, exc)
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError, SyntaxError, TypeError,
+            AttributeError) as exc:
         raise ExtractionError(f"{filename} is not a readable .xlsx workbook "
                               f"({type(exc).__name__}); it may be corrupt or an old .xls",
                               code="XLSX_CORRUPT") from None

@@ -118,13 +118,11 @@ def test_a_word_paragraph_keeps_its_words_when_its_chart_is_broken() -> None:
     ("pptx", "pptx/cht-chart-type.pptx", "ppt/presentation.xml", "PPTX_CORRUPT"),
     ("docx", "docx/testWORD_various.docx", "word/document.xml", "DOCX_CORRUPT"),
     ("xlsx", "xlsx/testEXCEL_textbox.xlsx", "xl/workbook.xml", "XLSX_CORRUPT"),
-    ("xlsx", "xlsx/testEXCEL_textbox.xlsx", "xl/styles.xml", "XLSX_CORRUPT"),
 ])
 def test_a_broken_main_part_is_still_the_files_own_code(kind: str, name: str, part: str,
                                                         code: str) -> None:
     """The other side of the line: a part without which nothing can be read has no stand-in;
-    the file fails its own job with its format's code (the styles part too: openpyxl needs
-    every cell's style)."""
+    the file fails its own job with its format's code."""
     with pytest.raises(ExtractionError) as caught:
         extract(kind, cut((FIXTURES / name).read_bytes(), part), name)
     assert caught.value.code == code
@@ -186,3 +184,23 @@ def test_a_sheets_broken_chart_or_drawing_costs_only_itself(part: str | None, ch
     assert texts[:2] == ["Q1 | 10", "Q2 | 12"]  # the cells, whatever the drawing
     assert ("Revenue by quarter" in texts) is chart_read
     assert [w.split(" could")[0] for w in result.warnings] == ([said] if said else [])
+
+
+@pytest.mark.parametrize("damage", ["cut", "foreign"])
+def test_a_workbook_whose_styles_openpyxl_cannot_read_is_read_without_them(
+        damage: str) -> None:
+    """Apache POI's style-alternate-content.xlsx (a named style without a name: openpyxl
+    raised TypeError, the whole workbook lost) and a styles part cut in half: the cells are
+    read without their styles, and the warning says a date may show as its serial number."""
+    if damage == "foreign":
+        data = (FIXTURES / "xlsx" / "style-alternate-content.xlsx").read_bytes()
+        first = "1. 센터명"
+    else:
+        data = cut(_workbook_with_a_chart(), "xl/styles.xml")
+        first = "Q1 | 10"
+    result = extract("xlsx", data, "book.xlsx")
+    assert result.blocks[0].text == first
+    assert len(result.warnings) == 1
+    assert result.warnings[0].startswith("the workbook's styles (xl/styles.xml) could not be "
+                                         "read (")
+    assert result.warnings[0].endswith("so a date may show as its serial number")
