@@ -21,6 +21,7 @@ from app.domain.errors import ExtractionError
 from ingest.extract.ooxml import (
     C_NS,
     R_NS,
+    as_main_document,
     chart_paragraphs,
     diagram_paragraphs,
     open_mending,
@@ -362,6 +363,7 @@ def extract_docx(content: bytes, filename: str) -> ExtractedText:
 
     check_unzipped_size(content, filename)
     content, strict = transitional_package(content)
+    content = as_main_document(content, "docx")[0]
     try:  # warnings: each names an element or part left out
         document, content, warnings = open_mending(
             lambda data: docx.Document(io.BytesIO(data)), content)

@@ -247,3 +247,47 @@ def open_mending(read: Callable[[bytes], T], content: bytes) -> tuple[T, bytes, 
         if not warnings:
             raise
     return read(mended), mended, warnings
+
+
+# The main part's content type of each kind's variants (ECMA-376 Part 1 §11–13 and Office's
+# macro-enabled types): python-docx and python-pptx refuse any but the plain document's, though
+# the parts they read are the same; openpyxl reads all of a workbook's variants itself
+_MAIN_TYPES = {
+    "docx": (b"application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml",
+             (b"application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml",
+              b"application/vnd.ms-word.document.macroEnabled.main+xml",
+              b"application/vnd.ms-word.template.macroEnabledTemplate.main+xml")),
+    "pptx": (b"application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml",
+             (b"application/vnd.openxmlformats-officedocument.presentationml.slideshow.main+xml",
+              b"application/vnd.openxmlformats-officedocument.presentationml.template.main+xml",
+              b"application/vnd.ms-powerpoint.presentation.macroEnabled.main+xml",
+              b"application/vnd.ms-powerpoint.slideshow.macroEnabled.main+xml",
+              b"application/vnd.ms-powerpoint.template.macroEnabled.main+xml")),
+}
+
+
+def as_main_document(content: bytes, kind: str) -> tuple[bytes, bool]:
+    """A template, show or macro-enabled variant (.dotx, .docm, .ppsx, .pptm, …; also one
+    named .docx, as Apache POI's stress014.docx is a template) with its main part declared as
+    the plain document's, which is what the library opens; any other package as it is.
+    Returns the package and whether it was a variant. The macros (``vbaProject.bin``) are
+    never read."""
+    import io
+    import zipfile
+
+    plain, variants = _MAIN_TYPES[kind]
+    try:
+        package = zipfile.ZipFile(io.BytesIO(content))
+        types = package.read("[Content_Types].xml")
+    except (KeyError, zipfile.BadZipFile, OSError):  # the reader says what is wrong with it
+        return content, False
+    found = next((v for v in variants if v in types), None)
+    if found is None or plain in types:
+        return content, False
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as rewritten:
+        for member in package.infolist():
+            data = package.read(member)
+            rewritten.writestr(member, data.replace(found, plain)
+                               if member.filename == "[Content_Types].xml" else data)
+    return out.getvalue(), True

@@ -12,6 +12,7 @@ from typing import Any
 from app.domain.errors import ExtractionError
 from ingest.extract.docx import check_unzipped_size
 from ingest.extract.ooxml import (
+    as_main_document,
     chart_paragraphs,
     diagram_paragraphs,
     open_mending,
@@ -124,6 +125,7 @@ def extract_pptx(content: bytes, filename: str) -> ExtractedText:
 
     check_unzipped_size(content, filename, "pptx")
     content, strict = transitional_package(content)
+    content = as_main_document(content, "pptx")[0]
     try:
         deck, content, warnings = open_mending(lambda data: Presentation(io.BytesIO(data)),
                                                content)

@@ -216,3 +216,15 @@ def test_a_photo_without_words_is_published_without_chunks_saying_so(svc: Servic
     failed = svc.http.get("/documents", params={"state": "failed"}, headers=svc.auth()).json()
     assert "holiday" not in [d["document_id"] for d in failed["documents"]]
     assert _first(svc, "Kestrel")["document_version"]["document_id"] == "ledger"  # untouched
+
+
+def test_a_macro_enabled_deck_is_uploaded_published_and_found_as_a_deck(svc: Service) -> None:
+    """Apache POI's SimpleMacro.pptm (tests/fixtures/office_variants): before, the extension
+    was a 415 and the bytes, named .pptx, a PPTX_CORRUPT job."""
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "office_variants"
+    svc.ingest("SimpleMacro.pptm", (fixture / "SimpleMacro.pptm").read_bytes(),
+               document_id="macro-deck")
+    doc = svc.http.get("/documents/macro-deck", headers=svc.auth()).json()
+    assert (doc["kind"], doc["title"], doc["state"]) == (
+        "pptx", "This is a macro slideshow", "published")
+    assert _first(svc, "subtitle")["document_version"]["document_id"] == "macro-deck"
