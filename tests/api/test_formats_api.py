@@ -220,7 +220,7 @@ def test_a_photo_without_words_is_published_without_chunks_saying_so(svc: Servic
 
 def test_a_macro_enabled_deck_is_uploaded_published_and_found_as_a_deck(svc: Service) -> None:
     """Apache POI's SimpleMacro.pptm (tests/fixtures/office_variants): before, the extension
-    was a 415 and the bytes, named .pptx, a PPTX_CORRUPT job."""
+    was a 415."""
     fixture = Path(__file__).resolve().parents[1] / "fixtures" / "office_variants"
     svc.ingest("SimpleMacro.pptm", (fixture / "SimpleMacro.pptm").read_bytes(),
                document_id="macro-deck")

@@ -2,8 +2,8 @@
 .dotm .pptm .ppsx .ppsm .potx .potm .xlsm .xltx .xltm) are read as their plain format: real
 files saved by Office (tests/fixtures/office_variants/README.md, Apache POI's test data). Before,
 the extensions were refused (415) and a template named .docx — Apache POI's stress014.docx —
-failed DOCX_CORRUPT: python-docx and python-pptx refuse any main content type but the plain
-document's."""
+failed DOCX_CORRUPT: python-docx refuses any main content type but the plain document's,
+python-pptx a show's or a template's (a .ppsx was PPTX_CORRUPT)."""
 
 from __future__ import annotations
 
