@@ -22,6 +22,7 @@ from ingest.extract.ooxml import (
     C_NS,
     R_NS,
     as_main_document,
+    canonical_part_names,
     chart_paragraphs,
     diagram_paragraphs,
     open_mending,
@@ -362,6 +363,7 @@ def extract_docx(content: bytes, filename: str) -> ExtractedText:
     import docx
 
     check_unzipped_size(content, filename)
+    content = canonical_part_names(content)[0]
     content, strict = transitional_package(content)
     content = as_main_document(content, "docx")[0]
     try:  # warnings: each names an element or part left out

@@ -291,3 +291,61 @@ def as_main_document(content: bytes, kind: str) -> tuple[bytes, bool]:
             rewritten.writestr(member, data.replace(found, plain)
                                if member.filename == "[Content_Types].xml" else data)
     return out.getvalue(), True
+
+
+def canonical_part_names(content: bytes) -> tuple[bytes, bool]:
+    """A package whose part names use backslashes or another case than the names its content
+    types and relationships give them (written by tools other than Office: Apache POI's
+    49609.xlsx has ``[content_types].xml`` and ``xl\\sharedstrings.xml``) renamed as they are
+    referenced — OPC part names match case-insensitively (ECMA-376 Part 2 §9.1.1.1), the
+    libraries match them exactly. Any other package as it is; only its directory is read."""
+    import io
+    import posixpath
+    import zipfile
+
+    try:
+        package = zipfile.ZipFile(io.BytesIO(content))
+        members = package.infolist()
+    except (zipfile.BadZipFile, OSError):
+        return content, False
+    names = {m.filename for m in members}
+    if "[Content_Types].xml" in names and not any("\\" in n for n in names):
+        return content, False
+    actual = {m.filename.replace("\\", "/").lower(): m.filename for m in members}
+
+    def read(name: str) -> Any:
+        found = actual.get(name.lower())
+        try:
+            return parse_part(package.read(found)) if found else None
+        except etree.XMLSyntaxError:
+            return None
+
+    wanted = {"[content_types].xml": "[Content_Types].xml", "_rels/.rels": "_rels/.rels"}
+    types = read("[Content_Types].xml")
+    for override in types if types is not None else ():
+        if override.get("PartName"):
+            name = override.get("PartName").lstrip("/")
+            wanted[name.lower()] = name
+    queue, seen = [""], set()  # the package itself, then each part its relationships name
+    while queue:
+        part = queue.pop()
+        if part.lower() in seen:
+            continue
+        seen.add(part.lower())
+        rels = posixpath.join(posixpath.dirname(part), "_rels",
+                              posixpath.basename(part) + ".rels")
+        wanted.setdefault(rels.lower(), rels)
+        root = read(rels)
+        for rel in root if root is not None else ():
+            if rel.get("TargetMode") != "External" and rel.get("Target"):
+                target = _resolve(part, rel.get("Target"))
+                wanted.setdefault(target.lower(), target)
+                queue.append(target)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as renamed:
+        for member in members:
+            plain = member.filename.replace("\\", "/")
+            data = package.read(member)
+            member.filename = wanted.get(plain.lower(), plain)
+            renamed.writestr(member, data)
+    return out.getvalue(), True

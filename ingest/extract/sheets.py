@@ -27,6 +27,7 @@ from app.store.payload import COLUMN_SEPARATOR, COLUMNS_LABEL  # " | ", as DOCX 
 from ingest.extract.docx import check_unzipped_size
 from ingest.extract.ooxml import (
     R_NS,
+    canonical_part_names,
     chart_paragraphs,
     diagram_paragraphs,
     drawing_paragraphs,
@@ -197,6 +198,7 @@ def extract_xlsx(content: bytes, filename: str) -> ExtractedText:
     import openpyxl
 
     check_unzipped_size(content, filename, "xlsx")
+    content = canonical_part_names(content)[0]
     content, strict = transitional_package(content)
     def read(data: bytes) -> Any:
         # keep_links=False: links to other workbooks are never read (a missing external-link

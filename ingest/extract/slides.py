@@ -13,6 +13,7 @@ from app.domain.errors import ExtractionError
 from ingest.extract.docx import check_unzipped_size
 from ingest.extract.ooxml import (
     as_main_document,
+    canonical_part_names,
     chart_paragraphs,
     diagram_paragraphs,
     open_mending,
@@ -124,6 +125,7 @@ def extract_pptx(content: bytes, filename: str) -> ExtractedText:
     from pptx import Presentation
 
     check_unzipped_size(content, filename, "pptx")
+    content = canonical_part_names(content)[0]
     content, strict = transitional_package(content)
     content = as_main_document(content, "pptx")[0]
     try:

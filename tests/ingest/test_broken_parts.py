@@ -204,3 +204,26 @@ def test_a_workbook_whose_styles_openpyxl_cannot_read_is_read_without_them(
     assert result.warnings[0].startswith("the workbook's styles (xl/styles.xml) could not be "
                                          "read (")
     assert result.warnings[0].endswith("so a date may show as its serial number")
+
+
+def test_part_names_in_another_case_or_with_backslashes_are_found() -> None:
+    """Apache POI's 49609.xlsx ("[content_types].xml", "xl\\sharedstrings.xml"; POI matches
+    names case-insensitively, as OPC says) was XLSX_CORRUPT; a real Word file renamed the
+    same way reads as the original does."""
+    from ingest.extract.ooxml import canonical_part_names
+
+    result = extract("xlsx", (FIXTURES / "xlsx" / "49609.xlsx").read_bytes(), "49609.xlsx")
+    assert len(result.blocks) == 78 and result.warnings == []
+    assert result.blocks[1].text.startswith(" | 1 | 11698.2415270953 | 10700.2063482")
+
+    word = (FIXTURES / "docx" / "testWORD_various.docx").read_bytes()
+    source, out = zipfile.ZipFile(io.BytesIO(word)), io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as package:
+        for member in source.infolist():
+            body = source.read(member)
+            member.filename = member.filename.lower().replace("/", "\\")
+            package.writestr(member, body)
+    sound = extract("docx", word, "various.docx")
+    renamed = extract("docx", out.getvalue(), "various.docx")
+    assert [b.text for b in renamed.blocks] == [b.text for b in sound.blocks]
+    assert canonical_part_names(word) == (word, False)  # a sound package: untouched
