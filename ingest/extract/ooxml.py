@@ -242,11 +242,57 @@ def open_mending(read: Callable[[bytes], T], content: bytes) -> tuple[T, bytes, 
     and a warning per part left out; the reader's own error where nothing could be mended."""
     try:
         return read(content), content, []
-    except SyntaxError:  # lxml's XMLSyntaxError is one
+    except (SyntaxError, KeyError):  # lxml's XMLSyntaxError is one; KeyError: a part missing
         mended, warnings = mend_parts(content)
+        mended, missing = without_missing_targets(mended)
+        warnings += missing
         if not warnings:
             raise
     return read(mended), mended, warnings
+
+
+def without_missing_targets(content: bytes) -> tuple[bytes, list[str]]:
+    """The package with each relationship to a part it does not hold removed (an image a tool
+    dropped: Apache POI's 60316b.dotx names ``word/media/image1.png`` and holds none, and
+    python-docx failed the whole document with KeyError), a warning for each."""
+    import io
+    import posixpath
+    import zipfile
+
+    try:
+        package = zipfile.ZipFile(io.BytesIO(content))
+        members = package.infolist()
+    except (zipfile.BadZipFile, OSError):
+        return content, []
+    names = {m.filename for m in members}
+    warnings: list[str] = []
+    replaced: dict[str, bytes] = {}
+    for member in members:
+        if not member.filename.endswith(".rels"):
+            continue
+        folder = posixpath.dirname(posixpath.dirname(member.filename))
+        source = posixpath.join(folder, posixpath.basename(member.filename)[:-len(".rels")])
+        try:
+            root = parse_part(package.read(member))
+        except etree.XMLSyntaxError:
+            continue
+        gone = [rel for rel in root if rel.get("TargetMode") != "External"
+                and rel.get("Target") and _resolve(source, rel.get("Target")) not in names]
+        for rel in gone:
+            root.remove(rel)
+            named_by = source or "the package"
+            warnings.append(f"{_resolve(source, rel.get('Target'))}, which {named_by} names, "
+                            "is missing from the file and was left out")
+        if gone:
+            replaced[member.filename] = etree.tostring(root, xml_declaration=True,
+                                                       encoding="UTF-8", standalone=True)
+    if not replaced:
+        return content, []
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as mended:
+        for member in members:
+            mended.writestr(member, replaced.get(member.filename) or package.read(member))
+    return out.getvalue(), warnings
 
 
 # The main part's content type of each kind's variants (ECMA-376 Part 1 §11–13 and Office's

@@ -227,3 +227,42 @@ def test_part_names_in_another_case_or_with_backslashes_are_found() -> None:
     renamed = extract("docx", out.getvalue(), "various.docx")
     assert [b.text for b in renamed.blocks] == [b.text for b in sound.blocks]
     assert canonical_part_names(word) == (word, False)  # a sound package: untouched
+
+
+def test_a_part_named_but_missing_costs_only_itself() -> None:
+    """Apache POI's 60316b.dotx: three headers name an image the file does not hold;
+    python-docx failed the whole document (KeyError). The headers' words are read, a warning
+    names each missing part."""
+    name = FIXTURES / "office_variants" / "60316b.dotx"
+    result = extract("docx", name.read_bytes(), name.name)
+    assert "footer 1\n06/03/2009  3:16" in [b.text for b in result.blocks]
+    assert result.warnings == [
+        f"word/media/image1.png, which word/header{n}.xml names, is missing from the file and "
+        "was left out" for n in (1, 2, 3)]
+
+
+def test_a_deck_whose_picture_was_dropped_reads_its_words() -> None:
+    """A python-pptx deck with a picture, the picture's part removed from the package: the
+    slide's words are read (python-pptx passes over a missing part itself, so nothing needs
+    mending and no warning is made: a picture's loss costs no words)."""
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    from tests.factories import image_bytes, scan_image
+
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Site visit"
+    slide.shapes.add_textbox(Inches(1), Inches(2), Inches(5), Inches(1)).text_frame.text = \
+        "The roof needs repair"
+    slide.shapes.add_picture(io.BytesIO(image_bytes(scan_image(["photo"]), "PNG")), Inches(1),
+                             Inches(4))
+    raw = io.BytesIO()
+    deck.save(raw)
+    source, out = zipfile.ZipFile(io.BytesIO(raw.getvalue())), io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as package:
+        for member in source.infolist():
+            if not member.filename.startswith("ppt/media/"):
+                package.writestr(member, source.read(member))
+    result = extract("pptx", out.getvalue(), "visit.pptx")
+    assert [b.text for b in result.blocks] == ["The roof needs repair"]
