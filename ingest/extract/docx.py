@@ -21,13 +21,11 @@ from app.domain.errors import ExtractionError
 from ingest.extract.ooxml import (
     C_NS,
     R_NS,
-    as_main_document,
-    canonical_part_names,
     chart_paragraphs,
     diagram_paragraphs,
     open_mending,
     parse_part,
-    transitional_package,
+    readable_package,
 )
 from ingest.extract.types import Block, ExtractedText
 
@@ -363,9 +361,7 @@ def extract_docx(content: bytes, filename: str) -> ExtractedText:
     import docx
 
     check_unzipped_size(content, filename)
-    content = canonical_part_names(content)[0]
-    content, strict = transitional_package(content)
-    content = as_main_document(content, "docx")[0]
+    content, strict = readable_package(content, "docx")
     try:  # warnings: each names an element or part left out
         document, content, warnings = open_mending(
             lambda data: docx.Document(io.BytesIO(data)), content)

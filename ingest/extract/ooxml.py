@@ -152,24 +152,57 @@ def transitional_package(content: bytes) -> tuple[bytes, bool]:
     python-docx, openpyxl and python-pptx read; any other package as it is. Strict is told by
     its package relationships (``_rels/.rels``), which name the main part in its namespace.
     Returns the package and whether it was Strict (``quality.ooxml_variant`` says so)."""
-    import io
     import zipfile
 
+    package = _package(content)
+    if package is None:
+        return content, False
     try:
-        package = zipfile.ZipFile(io.BytesIO(content))
         strict = STRICT_MARK in package.read("_rels/.rels")
     except (KeyError, zipfile.BadZipFile, OSError):  # the reader says what is wrong with it
         return content, False
     if not strict:
         return content, False
+    return rewritten_package(package, lambda member, data: strict_to_transitional(data)
+                             if member.filename.endswith((".xml", ".rels")) else data), True
+
+
+def _package(content: bytes) -> Any:
+    """The bytes as a ZIP (``zipfile.ZipFile``), or None where they are none: the reader
+    then says what is wrong with them."""
+    import io
+    import zipfile
+
+    try:
+        return zipfile.ZipFile(io.BytesIO(content))
+    except (zipfile.BadZipFile, OSError):
+        return None
+
+
+def rewritten_package(package: Any, change: Callable[[Any, bytes], bytes | None]) -> bytes:
+    """The package again, each member's bytes as ``change(member, data)`` gives them (None:
+    left out; ``change`` may rename the member)."""
+    import io
+    import zipfile
+
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as rewritten:
         for member in package.infolist():
-            data = package.read(member)
-            if member.filename.endswith((".xml", ".rels")):
-                data = strict_to_transitional(data)
-            rewritten.writestr(member, data)
-    return out.getvalue(), True
+            data = change(member, package.read(member))
+            if data is not None:
+                rewritten.writestr(member, data)
+    return out.getvalue()
+
+
+def readable_package(content: bytes, kind: str) -> tuple[bytes, bool]:
+    """An Office upload as its library reads it: part names as referenced, Strict as
+    Transitional, a template's, show's or macro-enabled file's main part as the plain
+    document's. Returns the package and whether it was Strict."""
+    content = canonical_part_names(content)[0]
+    content, strict = transitional_package(content)
+    if kind in _MAIN_TYPES:
+        content = as_main_document(content, kind)[0]
+    return content, strict
 
 
 # A part the reader needs present but whose content is one item of many: when it cannot be
@@ -207,17 +240,14 @@ def mend_parts(content: bytes) -> tuple[bytes, list[str]]:
     """The package with each unparseable part that has a stand-in (``STAND_INS``) replaced by
     an empty one of its kind, and a warning for each; ``content`` itself when none was
     replaced. Asked only after the reader failed on XML, so a sound file pays nothing."""
-    import io
     import zipfile
 
-    try:
-        package = zipfile.ZipFile(io.BytesIO(content))
-        members = package.infolist()
-    except (zipfile.BadZipFile, OSError):
+    package = _package(content)
+    if package is None:
         return content, []
     warnings: list[str] = []
     replaced: dict[str, bytes] = {}
-    for member in members:
+    for member in package.infolist():
         stand_in = next((s for s in STAND_INS if s[0].fullmatch(member.filename)), None)
         if stand_in is None:
             continue
@@ -229,11 +259,8 @@ def mend_parts(content: bytes) -> tuple[bytes, list[str]]:
                             f"left out ({type(exc).__name__}: {str(exc)[:120]})")
     if not replaced:
         return content, []
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as mended:
-        for member in members:
-            mended.writestr(member, replaced.get(member.filename) or package.read(member))
-    return out.getvalue(), warnings
+    return rewritten_package(package, lambda member, data: replaced.get(member.filename, data)), \
+        warnings
 
 
 def open_mending(read: Callable[[bytes], T], content: bytes) -> tuple[T, bytes, list[str]]:
@@ -255,19 +282,15 @@ def without_missing_targets(content: bytes) -> tuple[bytes, list[str]]:
     """The package with each relationship to a part it does not hold removed (an image a tool
     dropped: Apache POI's 60316b.dotx names ``word/media/image1.png`` and holds none, and
     python-docx failed the whole document with KeyError), a warning for each."""
-    import io
     import posixpath
-    import zipfile
 
-    try:
-        package = zipfile.ZipFile(io.BytesIO(content))
-        members = package.infolist()
-    except (zipfile.BadZipFile, OSError):
+    package = _package(content)
+    if package is None:
         return content, []
-    names = {m.filename for m in members}
+    names = set(package.namelist())
     warnings: list[str] = []
     replaced: dict[str, bytes] = {}
-    for member in members:
+    for member in package.infolist():
         if not member.filename.endswith(".rels"):
             continue
         folder = posixpath.dirname(posixpath.dirname(member.filename))
@@ -288,11 +311,8 @@ def without_missing_targets(content: bytes) -> tuple[bytes, list[str]]:
                                                        encoding="UTF-8", standalone=True)
     if not replaced:
         return content, []
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as mended:
-        for member in members:
-            mended.writestr(member, replaced.get(member.filename) or package.read(member))
-    return out.getvalue(), warnings
+    return rewritten_package(package, lambda member, data: replaced.get(member.filename, data)), \
+        warnings
 
 
 # The main part's content type of each kind's variants (ECMA-376 Part 1 §11–13 and Office's
@@ -318,25 +338,21 @@ def as_main_document(content: bytes, kind: str) -> tuple[bytes, bool]:
     the plain document's, which is what the library opens; any other package as it is.
     Returns the package and whether it was a variant. The macros (``vbaProject.bin``) are
     never read."""
-    import io
     import zipfile
 
     plain, variants = _MAIN_TYPES[kind]
+    package = _package(content)
+    if package is None:
+        return content, False
     try:
-        package = zipfile.ZipFile(io.BytesIO(content))
         types = package.read("[Content_Types].xml")
     except (KeyError, zipfile.BadZipFile, OSError):  # the reader says what is wrong with it
         return content, False
     found = next((v for v in variants if v in types), None)
     if found is None or plain in types:
         return content, False
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as rewritten:
-        for member in package.infolist():
-            data = package.read(member)
-            rewritten.writestr(member, data.replace(found, plain)
-                               if member.filename == "[Content_Types].xml" else data)
-    return out.getvalue(), True
+    return rewritten_package(package, lambda member, data: data.replace(found, plain)
+                             if member.filename == "[Content_Types].xml" else data), True
 
 
 def canonical_part_names(content: bytes) -> tuple[bytes, bool]:
@@ -345,15 +361,12 @@ def canonical_part_names(content: bytes) -> tuple[bytes, bool]:
     49609.xlsx has ``[content_types].xml`` and ``xl\\sharedstrings.xml``) renamed as they are
     referenced — OPC part names match case-insensitively (ECMA-376 Part 2 §9.1.1.1), the
     libraries match them exactly. Any other package as it is; only its directory is read."""
-    import io
     import posixpath
-    import zipfile
 
-    try:
-        package = zipfile.ZipFile(io.BytesIO(content))
-        members = package.infolist()
-    except (zipfile.BadZipFile, OSError):
+    package = _package(content)
+    if package is None:
         return content, False
+    members = package.infolist()
     names = {m.filename for m in members}
     if "[Content_Types].xml" in names and not any("\\" in n for n in names):
         return content, False
@@ -387,11 +400,9 @@ def canonical_part_names(content: bytes) -> tuple[bytes, bool]:
                 target = _resolve(part, rel.get("Target"))
                 wanted.setdefault(target.lower(), target)
                 queue.append(target)
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as renamed:
-        for member in members:
-            plain = member.filename.replace("\\", "/")
-            data = package.read(member)
-            member.filename = wanted.get(plain.lower(), plain)
-            renamed.writestr(member, data)
-    return out.getvalue(), True
+    def renamed(member: Any, data: bytes) -> bytes:
+        plain = member.filename.replace("\\", "/")
+        member.filename = wanted.get(plain.lower(), plain)
+        return data
+
+    return rewritten_package(package, renamed), True

@@ -27,15 +27,15 @@ from app.store.payload import COLUMN_SEPARATOR, COLUMNS_LABEL  # " | ", as DOCX 
 from ingest.extract.docx import check_unzipped_size
 from ingest.extract.ooxml import (
     R_NS,
-    canonical_part_names,
     chart_paragraphs,
     diagram_paragraphs,
     drawing_paragraphs,
     open_mending,
     parse_part,
+    readable_package,
     related,
     relationships,
-    transitional_package,
+    rewritten_package,
 )
 from ingest.extract.types import Block, ExtractedText, decode_text
 
@@ -177,16 +177,13 @@ def _without_styles(read: Callable[[bytes], Any], content: bytes, failure: Excep
     styles = related(package, "xl/workbook.xml", "styles")
     if not styles:
         raise failure
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as rest:
-        for member in package.infolist():
-            if member.filename not in styles:
-                rest.writestr(member, package.read(member))
+    rest = rewritten_package(package, lambda member, data: None
+                             if member.filename in styles else data)
     try:
-        book = read(out.getvalue())
+        book = read(rest)
     except Exception:  # noqa: BLE001 — the styles were not (all) the trouble
         raise failure from None
-    return book, out.getvalue(), [
+    return book, rest, [
         f"the workbook's styles ({styles[0]}) could not be read ({type(failure).__name__}: "
         f"{str(failure)[:120]}); its cells were read without them, so a date may show as its "
         "serial number"]
@@ -198,8 +195,7 @@ def extract_xlsx(content: bytes, filename: str) -> ExtractedText:
     import openpyxl
 
     check_unzipped_size(content, filename, "xlsx")
-    content = canonical_part_names(content)[0]
-    content, strict = transitional_package(content)
+    content, strict = readable_package(content, "xlsx")
     def read(data: bytes) -> Any:
         # keep_links=False: links to other workbooks are never read (a missing external-link
         # part failed the whole workbook with KeyError)

@@ -12,12 +12,10 @@ from typing import Any
 from app.domain.errors import ExtractionError
 from ingest.extract.docx import check_unzipped_size
 from ingest.extract.ooxml import (
-    as_main_document,
-    canonical_part_names,
     chart_paragraphs,
     diagram_paragraphs,
     open_mending,
-    transitional_package,
+    readable_package,
 )
 from ingest.extract.types import Block, ExtractedText
 
@@ -125,9 +123,7 @@ def extract_pptx(content: bytes, filename: str) -> ExtractedText:
     from pptx import Presentation
 
     check_unzipped_size(content, filename, "pptx")
-    content = canonical_part_names(content)[0]
-    content, strict = transitional_package(content)
-    content = as_main_document(content, "pptx")[0]
+    content, strict = readable_package(content, "pptx")
     try:
         deck, content, warnings = open_mending(lambda data: Presentation(io.BytesIO(data)),
                                                content)
