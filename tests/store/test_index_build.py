@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +37,7 @@ def _vectors(n: int, seed: int) -> np.ndarray:
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> EdgeStore:
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EdgeStore]:
     s = EdgeStore(tmp_path_factory.mktemp("sealed") / "qdrant", dense_model="fake/dense",
                   dense_dim=DIM)
     vecs = _vectors(N, 1)
