@@ -45,7 +45,8 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EdgeStore]:
         s.upsert([ChunkPoint(
             id=f"00000000-0000-0000-0000-{i:012d}", dense=vecs[i].tolist(),
             sparse=SparseVec([i % 97, 1000 + i % 13], [1.0, 0.5]),
-            payload={"client_id": "c", "document_id": f"d{i // 4}", "version_id": "v1", "chunk_index": i % 4,
+            payload={"client_id": "c", "document_id": f"d{i // 4}", "version_id": "v1",
+                     "chunk_index": i % 4,
                      "visibility": SEARCHABLE}) for i in range(start, start + 2000)])
     yield s
     s.close()
