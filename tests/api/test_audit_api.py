@@ -121,3 +121,15 @@ def test_rows_past_the_retention_are_pruned(svc: Service) -> None:
     assert trail.prune() == 1
     kept = [e["query"] for e in _events(svc, action="search")]
     assert "recent" in kept and "ancient" not in kept
+
+
+@pytest.mark.parametrize(("after", "status"), [(2**63 - 1, 200), (2**63, 422), (-1, 422)])
+def test_a_cursor_beyond_an_event_id_is_refused_not_an_overflow(
+        svc: Service, after: int, status: int) -> None:
+    """Issue 65 item 4: ?after=9223372036854775808 was a 500 (the BIGINT overflowed)."""
+    r = svc.http.get("/audit", params={"after": after}, headers=svc.auth())
+    assert r.status_code == status, r.text
+    if status == 200:
+        assert r.json()["events"] == []
+    else:
+        assert r.json()["error"]["code"] == "INVALID_REQUEST"

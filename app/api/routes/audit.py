@@ -22,6 +22,8 @@ router = APIRouter(tags=["audit"])
 RFC3339 = (r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]"
            r"(:[0-5][0-9](\.[0-9]{1,9})?)?(Z|z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$")
 Action = Literal[ACTIONS]  # type: ignore[valid-type]
+# event ids are SQL BIGINTs: a cursor past the largest one is a 422, never an overflow (500)
+AUDIT_CURSOR_MAX = 2**63 - 1
 
 
 class AuditEventOut(BaseModel):
@@ -55,7 +57,8 @@ def read_audit(
     actor: Annotated[str | None, Query(max_length=64, description="A key's id or prefix")]
     = None,
     action: Annotated[list[Action], Query(description="Any of these actions")] = [],  # noqa: B006
-    after: Annotated[int, Query(ge=0, description="The cursor a page ended with")] = 0,
+    after: Annotated[int, Query(ge=0, le=AUDIT_CURSOR_MAX,
+                                description="The cursor a page ended with")] = 0,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> AuditPage:
     """What the client's keys did, oldest first (an admin key's door: a key with access
