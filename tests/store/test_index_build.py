@@ -129,3 +129,47 @@ def test_discard_partial_only_removes_a_partial(tmp_path: Path) -> None:
     (tmp_path / f"x{PARTIAL}").mkdir()
     assert discard_partial(tmp_path / "x") is True
     assert (tmp_path / "x").exists() and not (tmp_path / f"x{PARTIAL}").exists()
+
+
+class _CountingShard:
+    """The engine shard with its flushes counted (the binding's methods cannot be patched)."""
+
+    def __init__(self, shard: object) -> None:
+        self._shard, self.flushes = shard, 0
+
+    def flush(self) -> None:
+        self.flushes += 1
+        self._shard.flush()  # type: ignore[attr-defined]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._shard, name)
+
+
+def _points(start: int, n: int) -> list[ChunkPoint]:
+    vecs = _vectors(n, start)
+    return [ChunkPoint(id=f"00000000-0000-0000-0001-{i:012d}", dense=vecs[i - start].tolist(),
+                       sparse=SparseVec([1], [1.0]),
+                       payload={"client_id": "f", "document_id": "d", "version_id": "v1",
+                                "chunk_index": i, "visibility": SEARCHABLE})
+            for i in range(start, start + n)]
+
+
+def test_the_shard_is_flushed_every_2000_points_written(tmp_path: Path) -> None:
+    from app.store.edge import FLUSH_EVERY_POINTS
+
+    assert FLUSH_EVERY_POINTS == 2000
+    store = EdgeStore(tmp_path / "q", dense_model="fake/dense", dense_dim=DIM)
+    counting = _CountingShard(store._shard)
+    store._shard = counting
+    try:
+        store.upsert(_points(0, 1999))
+        assert counting.flushes == 0  # one short of the bound
+        store.upsert(_points(1999, 1))
+        assert counting.flushes == 1  # at it
+        store.upsert(_points(2000, 1999))
+        assert counting.flushes == 1  # the count started again
+        store.upsert(_points(3999, 2500))
+        assert counting.flushes == 2  # one large write: one flush
+    finally:
+        store._shard = counting._shard
+        store.close()
